@@ -1,0 +1,30 @@
+/* softverbs' own additions to the verbs API. Programs that include this
+ * header and call these functions need softverbs' libibverbs.so.1. */
+#ifndef SOFTVERBS_SOFTVERBS_H
+#define SOFTVERBS_SOFTVERBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* State of the fork-safety range map (see ibv_fork_init(3)). */
+struct softverbs_fork_stats {
+	int fork_safe;            /* 1 once ibv_fork_init() or the env took effect */
+	int huge_pages_safe;      /* 1 with RDMAV_HUGEPAGES_SAFE */
+	uint64_t live_ranges;     /* disjoint ranges in the map */
+	uint64_t protected_pages; /* 4 KiB pages currently MADV_DONTFORK */
+	uint64_t madvise_calls;   /* madvise() calls made so far */
+	uint64_t madvise_failures;/* of which failed (each rolled back) */
+};
+
+/* Fills *stats (size: sizeof(*stats), for forward compatibility).
+ * Returns 0, or EINVAL for a NULL pointer or too small a size. */
+int softverbs_fork_stats(struct softverbs_fork_stats *stats, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,32 @@
+/* The library's one logging function. Off by default; SOFTVERBS_LOG
+ * (error|warn|info|debug, or 1..4) turns it on, SOFTVERBS_LOG_FILE sends
+ * it to a file instead of stderr. */
+#ifndef SV_LOG_H
+#define SV_LOG_H
+
+enum sv_log_level {
+	SV_LOG_OFF = 0,
+	SV_LOG_ERROR = 1,
+	SV_LOG_WARN = 2,
+	SV_LOG_INFO = 3,
+	SV_LOG_DEBUG = 4,
+};
+
+extern int sv_log_level;
+
+void sv_log_init(void);
+void sv_log_write(enum sv_log_level level, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Cheap when off: one load and a branch, arguments not evaluated. */
+#define sv_log(level, ...)                                                    \
+	do {                                                                  \
+		if ((int)(level) <= sv_log_level)                             \
+			sv_log_write((level), __func__, __VA_ARGS__);         \
+	} while (0)
+#define sv_err(...) sv_log(SV_LOG_ERROR, __VA_ARGS__)
+#define sv_warn(...) sv_log(SV_LOG_WARN, __VA_ARGS__)
+#define sv_info(...) sv_log(SV_LOG_INFO, __VA_ARGS__)
+#define sv_dbg(...) sv_log(SV_LOG_DEBUG, __VA_ARGS__)
+
+#endif
