@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "core.h"
+#include "fork.h"
 
 /* Runs when the library is loaded, before main(): RDMAV_FORK_SAFE and
  * friends take effect here, not at the first device listing. */
@@ -16,6 +17,7 @@ static void init_all(void)
 	sv_log_init();
 	/* fork safety: environment (RDMAV_FORK_SAFE, IBV_FORK_SAFE,
 	 * RDMAV_HUGEPAGES_SAFE) is read here. */
+	sv_fork_setup();
 }
 
 void sv_init_once(void)

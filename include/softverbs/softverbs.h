@@ -18,10 +18,16 @@ struct softverbs_fork_stats {
 	uint64_t protected_pages; /* 4 KiB pages currently MADV_DONTFORK */
 	uint64_t madvise_calls;   /* madvise() calls made so far */
 	uint64_t madvise_failures;/* of which failed (each rolled back) */
+	/* Since 0.1: */
+	uint64_t tracked_pages;   /* pages registered, protected or not yet */
+	int copy_on_fork;         /* 1: the kernel copies DMA pages at fork */
 };
+/* Callers built against the first version pass this size. */
+#define SOFTVERBS_FORK_STATS_V1_SIZE 40
 
-/* Fills *stats (size: sizeof(*stats), for forward compatibility).
- * Returns 0, or EINVAL for a NULL pointer or too small a size. */
+/* Fills *stats (size: sizeof(*stats); a caller built against an older,
+ * smaller struct gets the fields it knows). Returns 0, or EINVAL for a
+ * NULL pointer or a size below SOFTVERBS_FORK_STATS_V1_SIZE. */
 int softverbs_fork_stats(struct softverbs_fork_stats *stats, size_t size);
 
 #ifdef __cplusplus

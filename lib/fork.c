@@ -1,0 +1,333 @@
+/* The public fork-safety API (ibv_fork_init(3)) over the range map.
+ *
+ * Registered ranges are recorded from the first registration on, even
+ * while fork safety is off (refcounts only, no madvise), so a late
+ * ibv_fork_init() can protect them all and return 0 where rdma-core
+ * returns EINVAL. */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "fork.h"
+#include "netlink.h"
+#include "pagesize.h"
+#include "range_map.h"
+
+#include <softverbs/softverbs.h>
+
+_Static_assert(offsetof(struct softverbs_fork_stats, tracked_pages) == SOFTVERBS_FORK_STATS_V1_SIZE,
+	       "the first version of struct softverbs_fork_stats ends before tracked_pages");
+
+static struct range_map fork_map;
+static unsigned int page_shift;
+static size_t base_page;
+/* RDMAV_HUGEPAGES_SAFE: widen every range to its backing page size.
+ * Only ever turns on. */
+static atomic_int huge_safe;
+/* Copy-on-fork as the kernel reported it: -1 not asked yet, else 0/1. */
+static atomic_int copy_on_fork = -1;
+static range_map_advise_fn probe_advise = madvise;
+
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0") != 0;
+}
+
+static void atfork_prepare(void)
+{
+	range_map_fork_prepare(&fork_map);
+	sv_pagesize_fork_prepare();
+}
+
+static void atfork_parent(void)
+{
+	sv_pagesize_fork_parent();
+	range_map_fork_parent(&fork_map);
+}
+
+static void atfork_child(void)
+{
+	sv_pagesize_fork_child();
+	range_map_fork_child(&fork_map);
+}
+
+static int copy_on_fork_reported(void)
+{
+	int cof = atomic_load(&copy_on_fork);
+
+	if (cof < 0) {
+		int ret = sv_nl_copy_on_fork();
+
+		/* Could not ask (no NETLINK_RDMA, no ib_core): not reported. */
+		cof = ret > 0;
+		if (ret < 0)
+			sv_dbg("could not ask the kernel about copy-on-fork: %s", strerror(-ret));
+		atomic_store(&copy_on_fork, cof);
+	}
+	return cof;
+}
+
+/* ibv_fork_init() without sv_init_once (it also runs from init_all).
+ * 0 or a positive errno. */
+static int fork_init(void)
+{
+	void *page;
+	int ret;
+
+	if (env_on("RDMAV_HUGEPAGES_SAFE"))
+		atomic_store(&huge_safe, 1);
+	if (range_map_is_active(&fork_map))
+		return 0;
+	/* Even where the kernel reports copy-on-fork, protection is applied,
+	 * as rdma-core 44 does: the kernel then copies every pinned page into
+	 * the child eagerly, so without MADV_DONTFORK fork() time and the
+	 * child's memory grow with the registered size, and the child sees
+	 * the registered data. ibv_is_fork_initialized() still answers
+	 * IBV_FORK_UNNEEDED there, as its man page says. */
+
+	/* Can madvise(MADV_DONTFORK) be used here at all? */
+	page = mmap(NULL, base_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return errno;
+	ret = probe_advise(page, base_page, MADV_DONTFORK) ||
+	      probe_advise(page, base_page, MADV_DOFORK);
+	munmap(page, base_page);
+	if (ret) {
+		sv_err("madvise(MADV_DONTFORK) is not usable here: %s", strerror(errno));
+		return ENOSYS;
+	}
+
+	ret = range_map_activate(&fork_map);
+	if (ret < 0) {
+		sv_err("could not protect the ranges registered before ibv_fork_init(): %s%s",
+		       strerror(-ret),
+		       ret == -EINVAL ? " (memory in a hugetlbfs mapping? set RDMAV_HUGEPAGES_SAFE)" : "");
+		return -ret;
+	}
+	sv_info("fork safety on%s", atomic_load(&huge_safe) ? " (huge-page aligned)" : "");
+	return 0;
+}
+
+void sv_fork_setup(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	base_page = ps > 0 ? (size_t)ps : 4096;
+	page_shift = (unsigned int)__builtin_ctzl(base_page);
+	range_map_init(&fork_map, page_shift, NULL);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+
+	if (env_on("RDMAV_HUGEPAGES_SAFE"))
+		atomic_store(&huge_safe, 1);
+	if (env_on("RDMAV_FORK_SAFE") || env_on("IBV_FORK_SAFE")) {
+		int ret = fork_init();
+
+		if (ret)
+			sv_warn("RDMAV_FORK_SAFE is set but fork safety could not be enabled: %s",
+				strerror(ret));
+	}
+}
+
+/* Align [*first, *end) (page numbers) out to the page size backing each
+ * end. Ranges spanning several mappings only need their two ends
+ * widened: mappings wholly inside are covered whatever their page size.
+ * Returns 1 when an end lies in a mapping with pages larger than the
+ * base page. */
+static int widen(uintptr_t *first, uintptr_t *end)
+{
+	uintptr_t vma_end = 0, lo = *first, hi = *end;
+	size_t ps = sv_mapping_page_size(lo << page_shift, &vma_end);
+	int huge = 0;
+
+	if (ps > base_page) {
+		lo &= ~((ps >> page_shift) - 1);
+		huge = 1;
+	}
+	/* Ask again for the last page unless it lies in the same mapping. */
+	if (!ps || ((hi - 1) << page_shift) >= vma_end)
+		ps = sv_mapping_page_size((hi - 1) << page_shift, NULL);
+	if (ps > base_page) {
+		uintptr_t pages = ps >> page_shift;
+
+		hi = (hi + pages - 1) & ~(pages - 1);
+		huge = 1;
+	}
+	*first = lo;
+	*end = hi;
+	return huge;
+}
+
+/* A range in a hugetlbfs mapping that is aligned to its huge pages gets
+ * no EINVAL from madvise to give it away, so ranges aligned to the
+ * smallest huge page (2 MiB on x86-64) are looked up: rare for ordinary
+ * buffers except large ones, whose pinning costs far more than the one
+ * lookup (~0.6 us). */
+#define SMALLEST_HUGE_PAGE (2ul << 20)
+
+static int huge_aligned(uintptr_t first, uintptr_t end)
+{
+	uintptr_t pages = SMALLEST_HUGE_PAGE >> page_shift;
+
+	return pages > 1 && !(first & (pages - 1)) && !(end & (pages - 1));
+}
+
+static int to_pages(const void *base, size_t len, uintptr_t *first, uintptr_t *end)
+{
+	uintptr_t s = (uintptr_t)base;
+
+	if (len - 1 > UINTPTR_MAX - s) {
+		sv_err("range %p + %zu wraps around the address space", base, len);
+		return -EINVAL;
+	}
+	*first = s >> page_shift;
+	*end = ((s + (len - 1)) >> page_shift) + 1;
+	return 0;
+}
+
+int sv_fork_range_add(void *base, size_t len)
+{
+	uintptr_t first, end;
+	unsigned int flags = 0;
+	int ret;
+
+	if (!base || !len)
+		return 0;
+	ret = to_pages(base, len, &first, &end);
+	if (ret)
+		return ret;
+	if ((atomic_load(&huge_safe) || huge_aligned(first, end)) && widen(&first, &end))
+		flags = RANGE_MAP_HUGE;
+	ret = range_map_insert(&fork_map, first, end, flags);
+	/* Without RDMAV_HUGEPAGES_SAFE, a hugetlbfs mapping shows itself by
+	 * the kernel's EINVAL (it cannot be split at a base page boundary)
+	 * or by the map (another range in the same huge page): only then is
+	 * the page size looked up. */
+	if ((ret == -EINVAL || ret == RANGE_MAP_WIDEN) && !flags && widen(&first, &end)) {
+		sv_dbg("%p + %zu lies in a huge-page mapping: widened to [%#lx, %#lx)", base, len,
+		       (unsigned long)(first << page_shift), (unsigned long)(end << page_shift));
+		ret = range_map_insert(&fork_map, first, end, RANGE_MAP_HUGE);
+	}
+	if (ret == RANGE_MAP_WIDEN) /* the lookup disagrees with the map */
+		ret = -EINVAL;
+	if (ret)
+		sv_err("cannot protect %p + %zu from fork: %s", base, len, strerror(-ret));
+	return ret;
+}
+
+int sv_fork_range_del(void *base, size_t len)
+{
+	uintptr_t first, end;
+	int widened = 0;
+	int ret;
+
+	if (!base || !len)
+		return 0;
+	ret = to_pages(base, len, &first, &end);
+	if (ret)
+		return ret;
+	if (atomic_load(&huge_safe) || huge_aligned(first, end)) {
+		widen(&first, &end);
+		widened = 1;
+	}
+	ret = range_map_remove(&fork_map, first, end, widened);
+	if (ret == RANGE_MAP_WIDEN) {
+		widen(&first, &end);
+		ret = range_map_remove(&fork_map, first, end, 1);
+	}
+	if (ret)
+		sv_err("cannot release %p + %zu: %s", base, len, strerror(-ret));
+	return ret;
+}
+
+/* ---- public ------------------------------------------------------------ */
+
+SV_EXPORT int ibv_fork_init(void)
+{
+	sv_init_once();
+	return fork_init();
+}
+
+SV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+	sv_init_once();
+	if (copy_on_fork_reported())
+		return IBV_FORK_UNNEEDED;
+	return range_map_is_active(&fork_map) ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
+}
+
+SV_EXPORT int ibv_dontfork_range(void *base, size_t size)
+{
+	int ret;
+
+	sv_init_once();
+	ret = sv_fork_range_add(base, size);
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+SV_EXPORT int ibv_dofork_range(void *base, size_t size)
+{
+	int ret;
+
+	sv_init_once();
+	ret = sv_fork_range_del(base, size);
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+SV_EXPORT int softverbs_fork_stats(struct softverbs_fork_stats *stats, size_t size)
+{
+	struct softverbs_fork_stats st;
+	struct range_map_stats ms;
+
+	if (!stats || size < SOFTVERBS_FORK_STATS_V1_SIZE)
+		return EINVAL;
+	sv_init_once();
+	range_map_get_stats(&fork_map, &ms);
+	memset(&st, 0, sizeof(st));
+	st.fork_safe = range_map_is_active(&fork_map);
+	st.huge_pages_safe = atomic_load(&huge_safe);
+	st.live_ranges = ms.live_ranges;
+	st.protected_pages = st.fork_safe ? ms.pages : 0;
+	st.madvise_calls = ms.madvise_calls;
+	st.madvise_failures = ms.madvise_failures;
+	st.tracked_pages = ms.pages;
+	st.copy_on_fork = atomic_load(&copy_on_fork) > 0;
+	memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
+	return 0;
+}
+
+/* ---- test seams ---------------------------------------------------------- */
+
+struct range_map *sv_fork_map(void)
+{
+	return &fork_map;
+}
+
+void sv_fork_set_advise(range_map_advise_fn advise)
+{
+	range_map_set_advise(&fork_map, advise);
+	probe_advise = advise ? advise : madvise;
+}
+
+void sv_fork_set_copy_on_fork(int cof)
+{
+	atomic_store(&copy_on_fork, cof);
+}

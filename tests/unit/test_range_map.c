@@ -1,0 +1,443 @@
+/* The range map on its own, against a page-array model, with a fake
+ * madvise that records what the kernel would hold and fails on demand. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "range_map.h"
+
+#define SHIFT 12
+#define NPAGES 1024
+/* The model's pages start here so page 0 is not NULL. */
+#define BASE 4096u
+
+static unsigned long model[NPAGES]; /* refcount per page */
+static unsigned char kernel_dc[NPAGES]; /* what the fake kernel holds */
+static unsigned long fake_calls;
+static unsigned long fail_at;  /* fail the fail_at-th call (1-based), 0 never */
+static int fail_errno;
+
+static int fake_advise(void *addr, size_t len, int advice)
+{
+	uintptr_t p = ((uintptr_t)addr >> SHIFT) - BASE;
+	size_t n = len >> SHIFT;
+
+	ck_assert(advice == MADV_DONTFORK || advice == MADV_DOFORK);
+	ck_assert_uint_le(p + n, NPAGES);
+	fake_calls++;
+	if (fail_at && fake_calls == fail_at && fail_errno != ENOMEM) {
+		errno = fail_errno;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		kernel_dc[p + i] = advice == MADV_DONTFORK;
+	if (fail_at && fake_calls == fail_at) {
+		/* ENOMEM: applied to the mapped parts (here: all), then failed. */
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static struct range_map map;
+
+static void setup(void)
+{
+	memset(model, 0, sizeof(model));
+	memset(kernel_dc, 0, sizeof(kernel_dc));
+	fake_calls = fail_at = 0;
+	fail_errno = 0;
+	range_map_init(&map, SHIFT, fake_advise);
+}
+
+static void teardown(void)
+{
+	range_map_destroy(&map);
+}
+
+/* Map entries are sorted, disjoint, referenced, maximal, and say exactly
+ * what the model says; while active, the kernel holds DONTFORK on
+ * exactly the referenced pages. */
+static void check_invariants(void)
+{
+	struct range_map_entry e[NPAGES + 1];
+	size_t n = range_map_snapshot(&map, e, NPAGES + 1);
+	unsigned long seen[NPAGES] = { 0 };
+	int active = range_map_is_active(&map);
+
+	ck_assert_uint_le(n, NPAGES);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_lt(e[i].first, e[i].end);
+		ck_assert_uint_ge(e[i].refcnt, 1);
+		ck_assert_uint_ge(e[i].first, BASE);
+		ck_assert_uint_le(e[i].end, BASE + NPAGES);
+		if (i) {
+			ck_assert_uint_le(e[i - 1].end, e[i].first);
+			ck_assert_msg(!(e[i - 1].end == e[i].first && e[i - 1].refcnt == e[i].refcnt &&
+					e[i - 1].flags == e[i].flags),
+				      "entries %zu and %zu should have merged", i - 1, i);
+		}
+		for (uintptr_t p = e[i].first; p < e[i].end; p++)
+			seen[p - BASE] = e[i].refcnt;
+	}
+	for (size_t p = 0; p < NPAGES; p++) {
+		ck_assert_msg(seen[p] == model[p], "page %zu: map %lu, model %lu", p, seen[p], model[p]);
+		if (active)
+			ck_assert_msg(kernel_dc[p] == (model[p] > 0), "page %zu: dc %d, refs %lu", p,
+				      kernel_dc[p], model[p]);
+		else
+			ck_assert(!kernel_dc[p]);
+	}
+}
+
+static int model_insert(size_t a, size_t b)
+{
+	int ret = range_map_insert(&map, BASE + a, BASE + b, 0);
+
+	if (!ret)
+		for (size_t p = a; p < b; p++)
+			model[p]++;
+	return ret;
+}
+
+static int model_covers(size_t a, size_t b)
+{
+	for (size_t p = a; p < b; p++)
+		if (!model[p])
+			return 0;
+	return 1;
+}
+
+static int model_remove(size_t a, size_t b)
+{
+	int ret = range_map_remove(&map, BASE + a, BASE + b, 0);
+
+	if (!ret)
+		for (size_t p = a; p < b; p++)
+			model[p]--;
+	return ret;
+}
+
+START_TEST(test_merge_split)
+{
+	struct range_map_entry e[8];
+
+	ck_assert_int_eq(model_insert(0, 10), 0);
+	ck_assert_int_eq(model_insert(10, 20), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 8), 1);
+	ck_assert_uint_eq(e[0].first, BASE);
+	ck_assert_uint_eq(e[0].end, BASE + 20);
+	ck_assert_int_eq(model_insert(5, 15), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 8), 3);
+	ck_assert_uint_eq(e[1].refcnt, 2);
+	check_invariants();
+	ck_assert_int_eq(model_remove(5, 15), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 8), 1);
+	ck_assert_int_eq(model_remove(0, 20), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 8), 0);
+	check_invariants();
+}
+END_TEST
+
+START_TEST(test_empty_and_unregistered)
+{
+	ck_assert_int_eq(range_map_insert(&map, BASE + 5, BASE + 5, 0), -EINVAL);
+	ck_assert_int_eq(range_map_insert(&map, BASE + 6, BASE + 5, 0), -EINVAL);
+	ck_assert_int_eq(model_insert(0, 4), 0);
+	/* Releasing what was never held fails and changes nothing. */
+	ck_assert_int_eq(model_remove(2, 6), -EINVAL);
+	ck_assert_int_eq(model_remove(8, 9), -EINVAL);
+	check_invariants();
+	ck_assert(range_map_covers(&map, BASE, BASE + 4));
+	ck_assert(!range_map_covers(&map, BASE, BASE + 5));
+}
+END_TEST
+
+/* While active, each 0->1 and 1->0 edge is madvised once, edges that
+ * touch in one call. */
+START_TEST(test_edges_coalesce)
+{
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	ck_assert_int_eq(model_insert(0, 4), 0);
+	ck_assert_int_eq(model_insert(8, 12), 0);
+	ck_assert_uint_eq(fake_calls, 2);
+	/* Only the gap [4, 8) goes 0->1. */
+	ck_assert_int_eq(model_insert(0, 12), 0);
+	ck_assert_uint_eq(fake_calls, 3);
+	/* Only [4, 8) goes 1->0. */
+	ck_assert_int_eq(model_remove(2, 10), 0);
+	ck_assert_uint_eq(fake_calls, 4);
+	check_invariants();
+	/* [4, 8) is no longer held: releasing across it fails, unchanged. */
+	ck_assert_int_eq(model_remove(0, 12), -EINVAL);
+	ck_assert_uint_eq(fake_calls, 4);
+	for (size_t p = 0; p < NPAGES; p++)
+		while (model[p])
+			ck_assert_int_eq(model_remove(p, p + 1), 0);
+	check_invariants();
+	ck_assert_uint_eq(range_map_snapshot(&map, NULL, 0), 0);
+}
+END_TEST
+
+/* Late activation: adjacent ranges with different counts are one call. */
+START_TEST(test_activate_coalesces)
+{
+	ck_assert_int_eq(model_insert(0, 8), 0);
+	ck_assert_int_eq(model_insert(4, 12), 0);
+	ck_assert_int_eq(model_insert(20, 24), 0);
+	ck_assert_uint_eq(fake_calls, 0);
+	check_invariants();
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	ck_assert_uint_eq(fake_calls, 2);
+	check_invariants();
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	ck_assert_uint_eq(fake_calls, 2);
+}
+END_TEST
+
+/* Long random sequences of insert/remove against the model, activating
+ * half way through. */
+START_TEST(test_random_vs_model)
+{
+	unsigned int seed = 12345 + (unsigned int)_i;
+
+	for (int step = 0; step < 6000; step++) {
+		size_t a = (size_t)rand_r(&seed) % NPAGES;
+		size_t len = (size_t)rand_r(&seed) % 24 + 1;
+		size_t b = a + len > NPAGES ? NPAGES : a + len;
+		int op = rand_r(&seed) % 3;
+
+		if (step == 3000)
+			ck_assert_int_eq(range_map_activate(&map), 0);
+		if (op == 0) {
+			ck_assert_int_eq(model_insert(a, b), 0);
+		} else {
+			int expect = model_covers(a, b) ? 0 : -EINVAL;
+
+			ck_assert_int_eq(model_remove(a, b), expect);
+		}
+		if (step % 50 == 0)
+			check_invariants();
+	}
+	check_invariants();
+}
+END_TEST
+
+/* Ranges at the very top of the address space: page numbers do not
+ * overflow. */
+START_TEST(test_top_of_address_space)
+{
+	uintptr_t last = UINTPTR_MAX >> SHIFT;
+	struct range_map_entry e[4];
+
+	range_map_set_advise(&map, NULL); /* never called: inactive */
+	ck_assert_int_eq(range_map_insert(&map, last - 3, last + 1, 0), 0);
+	ck_assert_int_eq(range_map_insert(&map, last, last + 1, 0), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 4), 2);
+	ck_assert_uint_eq(e[1].end, last + 1);
+	ck_assert_uint_eq(range_map_refcount(&map, last), 2);
+	ck_assert_int_eq(range_map_remove(&map, last - 3, last + 1, 0), 0);
+	ck_assert_int_eq(range_map_remove(&map, last, last + 1, 0), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 4), 0);
+}
+END_TEST
+
+/* Build a state with several edges, then fail each madvise call in turn
+ * (EINVAL: nothing applied; ENOMEM: applied, then failed) and check that
+ * the map and the fake kernel still agree with the unchanged model. */
+static void build_holes(void)
+{
+	for (size_t a = 0; a < 60; a += 10)
+		ck_assert_int_eq(model_insert(a, a + 4), 0);
+	ck_assert_int_eq(model_insert(2, 3), 0);
+}
+
+START_TEST(test_injected_insert_failures)
+{
+	int errs[] = { EINVAL, ENOMEM, EPERM };
+
+	for (size_t ei = 0; ei < 3; ei++) {
+		for (unsigned long k = 1;; k++) {
+			unsigned long base;
+			int ret;
+
+			teardown();
+			setup();
+			ck_assert_int_eq(range_map_activate(&map), 0);
+			build_holes();
+			base = fake_calls;
+			fail_errno = errs[ei];
+			fail_at = base + k;
+			ret = model_insert(0, 70); /* 7 gaps */
+			check_invariants();
+			if (!ret)
+				break;
+			ck_assert_int_eq(ret, -errs[ei]);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_injected_remove_failures)
+{
+	for (unsigned long k = 1;; k++) {
+		int ret;
+
+		teardown();
+		setup();
+		ck_assert_int_eq(range_map_activate(&map), 0);
+		ck_assert_int_eq(model_insert(0, 70), 0);
+		build_holes();
+		fail_errno = EINVAL;
+		fail_at = fake_calls + k;
+		ret = model_remove(0, 70); /* 1->0 edges between the holes */
+		check_invariants();
+		if (!ret)
+			break;
+		ck_assert_int_eq(ret, -EINVAL);
+	}
+	/* ENOMEM on DOFORK: part of the range is unmapped; the mapped parts
+	 * were restored, which is success. */
+	teardown();
+	setup();
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	ck_assert_int_eq(model_insert(0, 8), 0);
+	fail_errno = ENOMEM;
+	fail_at = fake_calls + 1;
+	ck_assert_int_eq(model_remove(0, 8), 0);
+	check_invariants();
+}
+END_TEST
+
+START_TEST(test_injected_activate_failures)
+{
+	for (unsigned long k = 1;; k++) {
+		int ret;
+
+		teardown();
+		setup();
+		build_holes();
+		fail_errno = EINVAL;
+		fail_at = k;
+		ret = range_map_activate(&map);
+		check_invariants();
+		if (!ret) {
+			ck_assert(range_map_is_active(&map));
+			break;
+		}
+		ck_assert(!range_map_is_active(&map));
+		ck_assert_int_eq(ret, -EINVAL);
+	}
+}
+END_TEST
+
+START_TEST(test_widen_signal)
+{
+	struct range_map_entry e[4];
+
+	ck_assert_int_eq(range_map_insert(&map, BASE, BASE + 512, RANGE_MAP_HUGE), 0);
+	ck_assert_int_eq(range_map_insert(&map, BASE + 512, BASE + 520, 0), 0);
+	/* Same count, different flags: no merge. */
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 4), 2);
+	ck_assert_int_eq(range_map_remove(&map, BASE + 1, BASE + 2, 0), RANGE_MAP_WIDEN);
+	ck_assert_int_eq(range_map_remove(&map, BASE + 512, BASE + 520, 0), 0);
+	ck_assert_int_eq(range_map_remove(&map, BASE, BASE + 512, 1), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, e, 4), 0);
+}
+END_TEST
+
+/* Many threads growing the array at once: the lock is dropped to
+ * allocate, and no update may be lost. */
+struct thr {
+	size_t id;
+	int failures; /* counted here: Check is not called from threads */
+};
+
+static void *inserter(void *arg)
+{
+	struct thr *t = arg;
+
+	for (uintptr_t i = 0; i < 2000; i++) {
+		uintptr_t p = (i * 8 + t->id) * 2;
+
+		if (range_map_insert(&map, p, p + 1, 0))
+			t->failures++;
+	}
+	for (uintptr_t i = 0; i < 2000; i += 2) {
+		uintptr_t p = (i * 8 + t->id) * 2;
+
+		if (range_map_remove(&map, p, p + 1, 0))
+			t->failures++;
+	}
+	return NULL;
+}
+
+START_TEST(test_threads_grow)
+{
+	pthread_t th[8];
+	struct thr t[8];
+
+	range_map_set_advise(&map, NULL);
+	for (size_t i = 0; i < 8; i++) {
+		t[i].id = i;
+		t[i].failures = 0;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, inserter, &t[i]), 0);
+	}
+	for (size_t i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(t[i].failures, 0);
+	}
+	ck_assert_uint_eq(range_map_snapshot(&map, NULL, 0), 8 * 1000);
+	{
+		static struct range_map_entry e[8 * 1000];
+
+		ck_assert_uint_eq(range_map_snapshot(&map, e, 8 * 1000), 8 * 1000);
+		for (size_t i = 1; i < 8 * 1000; i++)
+			ck_assert_uint_lt(e[i - 1].end, e[i].first);
+	}
+}
+END_TEST
+
+static Suite *make_range_map_suite(void)
+{
+	Suite *s = suite_create("range_map");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_merge_split);
+	tcase_add_test(tc, test_empty_and_unregistered);
+	tcase_add_test(tc, test_edges_coalesce);
+	tcase_add_test(tc, test_activate_coalesces);
+	tcase_add_loop_test(tc, test_random_vs_model, 0, 4);
+	tcase_add_test(tc, test_top_of_address_space);
+	tcase_add_test(tc, test_injected_insert_failures);
+	tcase_add_test(tc, test_injected_remove_failures);
+	tcase_add_test(tc, test_injected_activate_failures);
+	tcase_add_test(tc, test_widen_signal);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("threads");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_threads_grow);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(make_range_map_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
