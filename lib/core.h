@@ -2,11 +2,21 @@
 #ifndef SV_CORE_H
 #define SV_CORE_H
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "log.h"
+#include "provider.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
+
+#define SV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- library load (lib/init.c) ---------------------------------------- */
 void sv_init_once(void);
@@ -19,5 +29,143 @@ int sv_fork_range_add(void *base, size_t len);
 /* Undo one sv_fork_range_add of the same range: the last holder of a page
  * makes it MADV_DOFORK again. 0 or -errno; on error nothing changed. */
 int sv_fork_range_del(void *base, size_t len);
+
+/* ---- sysfs (lib/sysfs.c) ------------------------------------------------ */
+/* The sysfs root: $SYSFS_PATH (not for setuid programs), else "/sys";
+ * never with a trailing slash. Read once. */
+const char *sv_sysfs_root(void);
+/* Forget the cached root (tests that switch SYSFS_PATH). */
+void sv_sysfs_reset(void);
+/* Read <dir>/<file> into buf as a NUL-terminated string, one trailing
+ * newline dropped. Returns its length, or -errno (-EOVERFLOW when it
+ * does not fit, -ENODATA when empty). */
+int sv_read_sysfs(const char *dir, const char *file, char *buf, size_t size);
+/* Same, then parse one unsigned decimal number: 0 or -errno. */
+int sv_read_sysfs_uint(const char *dir, const char *file, unsigned long *val);
+/* Exported (IBVERBS_1.0) but declared only in rdma-core's driver.h. */
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+/* Where the uverbs character devices live ("/dev/infiniband"); tests
+ * point it at a fake tree (NULL restores the default). */
+void sv_set_dev_dir(const char *dir);
+const char *sv_dev_dir(void);
+
+/* ---- devices (lib/device.c) --------------------------------------------- */
+struct sv_device {
+	struct ibv_device ibdev;          /* what applications see: first */
+	uint32_t magic;                   /* SV_DEVICE_MAGIC */
+	const struct sv_provider *provider;
+	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN */
+	unsigned int abi_version;
+	enum rdma_driver_id driver_id;    /* RDMA_DRIVER_UNKNOWN from sysfs */
+	uint64_t node_guid;               /* host order */
+	int ib_index;                     /* netlink device index, -1 unknown */
+	int refcnt;                       /* atomic: the list + open contexts */
+};
+#define SV_DEVICE_MAGIC 0x73766476u
+
+static inline struct sv_device *sv_to_device(struct ibv_device *dev)
+{
+	return container_of(dev, struct sv_device, ibdev);
+}
+
+/* Build the list of usable devices (netlink, else sysfs; sysfs only when
+ * SYSFS_PATH is set). *list is NULL-terminated, each device holding one
+ * reference. Returns the count or -errno. */
+int sv_discover(struct sv_device ***list);
+void sv_device_get(struct sv_device *dev);
+void sv_device_put(struct sv_device *dev);
+/* Node type from the text of sysfs node_type ("1: CA"). */
+enum ibv_node_type sv_parse_node_type(const char *text);
+enum ibv_transport_type sv_transport_of(enum ibv_node_type type);
+
+/* ---- providers (lib/providers.c) ---------------------------------------- */
+/* NULL-terminated list of built-in providers. */
+extern const struct sv_provider *const sv_providers[];
+const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
+					    const char *ibdev_name,
+					    unsigned int abi_version);
+
+/* ---- contexts and ops (lib/context.c) ----------------------------------- */
+extern const struct sv_context_ops sv_default_ops;
+/* dst gets every non-NULL slot of src. */
+void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src);
+/* Number of NULL slots (a complete table has none). */
+size_t sv_ops_null_slots(const struct sv_context_ops *ops);
+/* Point the application-visible tables (ibv_context.ops and the
+ * verbs_context slots) at ctx->ops and the core's wrappers. */
+void sv_context_install_ops(struct sv_context *ctx);
+
+/* ---- the command layer (lib/cmd.c) -------------------------------------- */
+/* How requests reach the kernel; tests replace these to record the bytes
+ * and play the kernel's part. */
+extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len);
+extern int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg);
+
+/* Legacy write command. req (req_len bytes, a multiple of 4) is the core
+ * request struct; when resp_len > 0 it begins with the u64 `response`
+ * field, which this sets. The kernel writes resp_len bytes to resp and
+ * udata->resp_len more after them. 0 or -errno. */
+int sv_cmd_write(struct ibv_context *ctx, uint32_t command, void *req,
+		 size_t req_len, void *resp, size_t resp_len,
+		 struct sv_udata *udata);
+/* Extended write command (sizes and udata in multiples of 8). */
+int sv_cmd_write_ex(struct ibv_context *ctx, uint32_t command, void *req,
+		    size_t req_len, void *resp, size_t resp_len,
+		    struct sv_udata *udata);
+
+/* ioctl commands: up to SV_IOCTL_MAX_ATTRS attributes. */
+#define SV_IOCTL_MAX_ATTRS 8
+struct sv_ioctl {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[SV_IOCTL_MAX_ATTRS];
+};
+void sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
+		   uint16_t method_id);
+/* A constant or integer input, carried inline. */
+void sv_ioctl_in_u64(struct sv_ioctl *cmd, uint16_t attr_id, uint64_t val);
+void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
+/* An output buffer the kernel fills (len bytes at most). */
+void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
+		  size_t len);
+/* 0 or -errno. */
+int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd);
+/* The kernel lacks the ioctl method: use the write command instead. */
+static inline int sv_ioctl_unsupported(int err)
+{
+	return err == -ENOTTY || err == -EPROTONOSUPPORT ||
+	       err == -EOPNOTSUPP;
+}
+
+/* ---- device queries (lib/cmd_device.c) ---------------------------------- */
+/* Every valid GID entry of every port, at most max_entries: the count or
+ * -errno. */
+ssize_t sv_query_gid_table(struct ibv_context *ctx,
+			   struct ibv_gid_entry *entries, size_t max_entries);
+
+/* ---- public verbs internals --------------------------------------------- */
+/* The size of the pre-2017 struct ibv_port_attr that the exported
+ * ibv_query_port@IBVERBS_1.1 fills (it ends after `flags`). */
+#define SV_COMPAT_PORT_ATTR_SIZE offsetof(struct ibv_port_attr, port_cap_flags2)
+int sv_query_port(struct ibv_context *ctx, uint8_t port_num,
+		  struct ibv_port_attr *attr, size_t attr_len);
+
+/* The creation verbs behind the verbs_context slots (lib/verbs.c). */
+struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
+				       struct ibv_cq_init_attr_ex *attr);
+struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *sv_vctx_open_qp(struct ibv_context *ctx,
+			       struct ibv_qp_open_attr *attr);
+struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
+				      struct ibv_srq_init_attr_ex *attr);
+
+/* Validate and convert the public errno convention: int verbs return 0 or
+ * a positive errno. */
+static inline int sv_pos_errno(int neg)
+{
+	return neg < 0 ? -neg : neg;
+}
 
 #endif

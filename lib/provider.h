@@ -1,7 +1,385 @@
-/* What providers see: ops tables, registration, command helpers. */
+/* What providers see: the provider and context-ops tables, the core objects
+ * a provider embeds, and the sv_ helpers that send uverbs commands.
+ *
+ * How a provider is written (provider/rxe is the model):
+ *
+ *  1. One `const struct sv_provider` (name, match by driver id / name, ABI
+ *     range, context size, context ops) and one line naming it in
+ *     lib/providers.c.
+ *  2. A context struct that embeds `struct sv_context` FIRST; the core
+ *     allocates `context_size` bytes zeroed, sets up the sv_context and
+ *     calls alloc_context (or sends a plain GET_CONTEXT when it is NULL).
+ *  3. A `static const struct sv_context_ops` filling only the verbs the
+ *     provider implements. The core starts every context from a table of
+ *     defaults (EOPNOTSUPP, or the generic command implementation where
+ *     the command alone does the whole job: PD, MR, mcast, port and device
+ *     queries) and copies in the provider's non-NULL slots.
+ *  4. Provider objects embed the core object first (struct rxe_cq embeds
+ *     struct sv_cq) and convert back with one small inline each.
+ *
+ * Conventions. Context ops follow the public verbs conventions exactly,
+ * because several are called straight from the application through
+ * ibv_context.ops (post_send, post_recv, poll_cq, req_notify_cq,
+ * post_srq_recv, alloc_mw, bind_mw, dealloc_mw): int ops return 0 or a
+ * positive errno (poll_cq: count or negative), pointer ops return NULL and
+ * set errno. The sv_ helpers below are internal: 0 or a negative errno.
+ * Arguments have been validated by the core before a create/modify op is
+ * called (NULL pointers, unknown mask bits); the provider checks what only
+ * it knows (queue limits).
+ */
 #ifndef SV_PROVIDER_H
 #define SV_PROVIDER_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+
+#include "log.h"
+
+#ifndef container_of
+#define container_of(ptr, type, member)                                       \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+struct sv_context;
+
+/* ---- core objects a provider embeds first ------------------------------ */
+
+/* A CQ: the ex layout starts with the plain one, so both views share it. */
+struct sv_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+/* A QP: ibv_qp_ex starts with the ibv_qp. */
+struct sv_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	int is_ex; /* created through create_qp_ex with the ex layout */
+};
+
+struct sv_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	uint32_t srq_num; /* XRC only */
+};
+
+static inline struct sv_cq *sv_to_cq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct sv_cq, cq);
+}
+
+static inline struct sv_qp *sv_to_qp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct sv_qp, qp);
+}
+
+static inline struct sv_srq *sv_to_srq(struct ibv_srq *srq)
+{
+	return container_of(srq, struct sv_srq, srq);
+}
+
+/* ---- the context-ops table --------------------------------------------- */
+
+/* Every verb a context can do. Only function pointers, all the same size:
+ * the core merges and checks tables slot by slot (see sv_ops_merge). */
+struct sv_context_ops {
+	/* device and port */
+	int (*query_device_ex)(struct ibv_context *ctx,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr, size_t attr_size);
+	/* attr is always a whole struct ibv_port_attr (the core copies out
+	 * what an older caller's shorter struct can hold) */
+	int (*query_port)(struct ibv_context *ctx, uint8_t port_num,
+			  struct ibv_port_attr *attr);
+	int (*query_rt_values)(struct ibv_context *ctx,
+			       struct ibv_values_ex *values);
+	/* called by ibv_get_async_event for every event, before it returns */
+	void (*async_event)(struct ibv_context *ctx, struct ibv_async_event *ev);
+
+	/* protection domains */
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *ctx);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	struct ibv_td *(*alloc_td)(struct ibv_context *ctx,
+				   struct ibv_td_init_attr *attr);
+	int (*dealloc_td)(struct ibv_td *td);
+	struct ibv_pd *(*alloc_parent_domain)(
+		struct ibv_context *ctx, struct ibv_parent_domain_init_attr *attr);
+
+	/* memory regions: the core has already validated the access flags and
+	 * added the range to the fork-safety map; the op only registers */
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	/* flags: enum ibv_rereg_mr_flags; 0 or a positive errno; on error the
+	 * MR is unchanged */
+	int (*rereg_mr)(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
+	int (*dereg_mr)(struct ibv_mr *mr);
+	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
+					size_t length, uint64_t iova, int fd,
+					int access);
+	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
+	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			 uint32_t flags, struct ibv_sge *sg_list,
+			 uint32_t num_sges);
+
+	/* memory windows */
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+
+	/* completion queues */
+	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
+					  struct ibv_cq_init_attr_ex *attr);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	/* called by ibv_get_cq_event for the CQ that fired */
+	void (*cq_event)(struct ibv_cq *cq);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
+	int (*destroy_cq)(struct ibv_cq *cq);
+
+	/* shared receive queues */
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *attr);
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *ctx,
+					 struct ibv_srq_init_attr_ex *attr);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			  int attr_mask);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
+	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *op,
+			    struct ibv_ops_wr **bad_op);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+
+	/* queue pairs */
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *ctx,
+				       struct ibv_qp_init_attr_ex *attr);
+	struct ibv_qp *(*open_qp)(struct ibv_context *ctx,
+				  struct ibv_qp_open_attr *attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
+				    struct ibv_qp_rate_limit_attr *attr);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+
+	/* address handles */
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+
+	/* multicast */
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+
+	/* XRC, WQ, RSS, flows, counters, device memory, flow actions */
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *ctx,
+				      struct ibv_xrcd_init_attr *attr);
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	struct ibv_wq *(*create_wq)(struct ibv_context *ctx,
+				    struct ibv_wq_init_attr *attr);
+	int (*modify_wq)(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+	int (*destroy_wq)(struct ibv_wq *wq);
+	struct ibv_rwq_ind_table *(*create_rwq_ind_table)(
+		struct ibv_context *ctx,
+		struct ibv_rwq_ind_table_init_attr *attr);
+	int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *table);
+	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
+					struct ibv_flow_attr *attr);
+	int (*destroy_flow)(struct ibv_flow *flow);
+	struct ibv_counters *(*create_counters)(
+		struct ibv_context *ctx, struct ibv_counters_init_attr *attr);
+	int (*destroy_counters)(struct ibv_counters *counters);
+	int (*attach_counters_point_flow)(struct ibv_counters *counters,
+					  struct ibv_counter_attach_attr *attr,
+					  struct ibv_flow *flow);
+	int (*read_counters)(struct ibv_counters *counters, uint64_t *values,
+			     uint32_t ncounters, uint32_t flags);
+	struct ibv_dm *(*alloc_dm)(struct ibv_context *ctx,
+				   struct ibv_alloc_dm_attr *attr);
+	int (*free_dm)(struct ibv_dm *dm);
+	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
+				    uint64_t dm_offset, size_t length,
+				    unsigned int access);
+	struct ibv_flow_action *(*create_flow_action_esp)(
+		struct ibv_context *ctx, struct ibv_flow_action_esp_attr *attr);
+	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
+				      struct ibv_flow_action_esp_attr *attr);
+	int (*destroy_flow_action)(struct ibv_flow_action *action);
+};
+
+/* ---- the provider (device-ops) table ----------------------------------- */
+
+struct sv_provider {
+	const char *name;
+	/* A device matches when its kernel driver id equals driver_id
+	 * (RDMA_DRIVER_UNKNOWN: do not match by id) or, when the kernel did
+	 * not report an id (sysfs discovery), its IB device name starts with
+	 * one of names[] (NULL-terminated, may be NULL) — and its uverbs ABI
+	 * version is within [abi_min, abi_max]. */
+	enum rdma_driver_id driver_id;
+	const char *const *names;
+	unsigned int abi_min;
+	unsigned int abi_max;
+
+	/* bytes to allocate per context; the struct embeds sv_context first */
+	size_t context_size;
+	/* Optional. Set up the provider's part of a new context; must call
+	 * sv_cmd_get_context() (with the provider's trailers). NULL: the core
+	 * sends a plain GET_CONTEXT. 0 or -errno. */
+	int (*alloc_context)(struct sv_context *ctx);
+	/* Optional. Undo alloc_context (unmap pages...); the core then closes
+	 * the file descriptors and frees the memory. */
+	void (*free_context)(struct sv_context *ctx);
+
+	const struct sv_context_ops *ops;
+};
+
+/* ---- the context ------------------------------------------------------- */
+
+struct sv_context {
+	/* immutable after open */
+	const struct sv_provider *provider;
+	unsigned int abi_version;   /* the device's uverbs ABI */
+	uint32_t driver_id;         /* enum rdma_driver_id, or UNKNOWN */
+	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
+	struct sv_context_ops ops;  /* defaults + the provider's slots */
+	void *core_priv;            /* core-only state */
+	/* what applications see; must be last (verbs.h's layout) */
+	struct verbs_context vctx;
+};
+
+static inline struct sv_context *sv_to_context(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct sv_context, vctx.context);
+}
+
+/* ---- commands: what a provider sends ------------------------------------ */
+
+/* Driver-specific trailers of one command: req_len bytes appended to the
+ * core request, and resp_len bytes the kernel writes after the core
+ * response (both as the provider's uAPI header lays them out, e.g.
+ * struct rxe_create_cq_resp). Pass NULL for none. */
+struct sv_udata {
+	const void *req;
+	size_t req_len;
+	void *resp;
+	size_t resp_len;
+};
+
+/* GET_CONTEXT: fills cmd_fd-derived fields of ctx (async_fd,
+ * num_comp_vectors). */
+int sv_cmd_get_context(struct sv_context *ctx, struct sv_udata *udata);
+
+/* QUERY_CONTEXT (ioctl): fills ctx->core_support; 0 when the kernel
+ * lacks the method. sv_cmd_get_context calls it. */
+int sv_cmd_query_context(struct sv_context *ctx);
+
+/* QUERY_DEVICE (extended when the caller's attr_size asks for more than
+ * the base attributes): fills *attr up to attr_size (attr_size >=
+ * sizeof(struct ibv_device_attr)). raw_fw_ver (may be NULL) receives the
+ * kernel's 64-bit firmware version; attr->orig_attr.fw_ver is left empty
+ * for the provider to format. */
+int sv_cmd_query_device_ex(struct ibv_context *ctx,
+			   const struct ibv_query_device_ex_input *input,
+			   struct ibv_device_attr_ex *attr, size_t attr_size,
+			   uint64_t *raw_fw_ver);
+int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
+		      struct ibv_port_attr *attr);
+
+/* PD and MR: the generic implementations are the defaults of those slots;
+ * a provider that needs trailers calls these with its own. */
+int sv_cmd_alloc_pd(struct ibv_context *ctx, struct ibv_pd *pd,
+		    struct sv_udata *udata);
+int sv_cmd_dealloc_pd(struct ibv_pd *pd);
+int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		  uint64_t hca_va, int access, struct ibv_mr *mr,
+		  struct sv_udata *udata);
+int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, int access,
+		    struct sv_udata *udata);
+int sv_cmd_dereg_mr(struct ibv_mr *mr);
+
+/* MW: fills mw (context, pd, type, handle, rkey). */
+int sv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		    struct ibv_mw *mw, struct sv_udata *udata);
+int sv_cmd_dealloc_mw(struct ibv_mw *mw);
+
+/* CQ: fills the core part of *cq (context, channel, handle, cqe = what
+ * the kernel granted, mutex, cond, event counters). cq_context is set by
+ * the core after the op returns. */
+int sv_cmd_create_cq(struct ibv_context *ctx, int cqe,
+		     struct ibv_comp_channel *channel, int comp_vector,
+		     struct sv_cq *cq, struct sv_udata *udata);
+int sv_cmd_create_cq_ex(struct ibv_context *ctx,
+			const struct ibv_cq_init_attr_ex *attr,
+			struct sv_cq *cq, struct sv_udata *udata);
+int sv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct sv_udata *udata);
+int sv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+/* Waits until every reported event of the CQ was acknowledged (the
+ * application's ibv_ack_cq_events), as the verbs contract requires. */
+int sv_cmd_destroy_cq(struct ibv_cq *cq);
+
+/* SRQ: fills the core part of *srq; attr->attr gets what the kernel
+ * granted. */
+int sv_cmd_create_srq(struct ibv_pd *pd, struct sv_srq *srq,
+		      struct ibv_srq_init_attr *attr, struct sv_udata *udata);
+int sv_cmd_create_srq_ex(struct ibv_context *ctx, struct sv_srq *srq,
+			 struct ibv_srq_init_attr_ex *attr,
+			 struct sv_udata *udata);
+int sv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		      int attr_mask, struct sv_udata *udata);
+int sv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int sv_cmd_destroy_srq(struct ibv_srq *srq);
+
+/* QP: fills the core part of *qp (context, pd, cqs, srq, handle, qp_num,
+ * state RESET, qp_type, mutex, cond); attr->cap gets what the kernel
+ * granted. attr->comp_mask must include IBV_QP_INIT_ATTR_PD. */
+int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
+		     struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata);
+int sv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		    int attr_mask, struct ibv_qp_init_attr *init_attr);
+/* on success qp->state follows attr->qp_state when IBV_QP_STATE is set */
+int sv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		     int attr_mask, struct sv_udata *udata);
+int sv_cmd_destroy_qp(struct ibv_qp *qp);
+/* Legacy POST_SEND with no work requests: the doorbell of rxe and siw,
+ * which makes the kernel look at the send queue. */
+int sv_cmd_post_send_doorbell(struct ibv_qp *qp);
+
+/* AH: fills ah (context, pd, handle). */
+int sv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		     struct ibv_ah_attr *attr, struct sv_udata *udata);
+int sv_cmd_destroy_ah(struct ibv_ah *ah);
+
+int sv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			uint16_t lid);
+int sv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			uint16_t lid);
+
+/* GID entry (ioctl QUERY_GID_ENTRY, legacy sysfs fallback). */
+int sv_query_gid_entry(struct ibv_context *ctx, uint32_t port_num,
+		       uint32_t index, struct ibv_gid_entry *entry);
 
 #endif

@@ -1,0 +1,206 @@
+/* The one place that formats uverbs commands: the legacy write ABI
+ * (struct ib_uverbs_cmd_hdr, optionally the extended header) and the
+ * ioctl ABI (RDMA_VERBS_IOCTL). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "core.h"
+
+static ssize_t write_sys(int fd, const void *buf, size_t len)
+{
+	return write(fd, buf, len);
+}
+
+static int ioctl_sys(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg);
+}
+
+ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len) = write_sys;
+int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg) = ioctl_sys;
+
+/* Most commands fit; larger ones (none today) go to the heap. */
+#define SV_CMD_STACK 512
+
+static size_t udata_req_len(const struct sv_udata *u)
+{
+	return u && u->req ? u->req_len : 0;
+}
+
+static size_t udata_resp_len(const struct sv_udata *u)
+{
+	return u && u->resp ? u->resp_len : 0;
+}
+
+/* Send buf (len bytes); 0 or -errno. The kernel answers a whole write
+ * or an error, never part of one. */
+static int send_cmd(int fd, const void *buf, size_t len)
+{
+	ssize_t n = sv_cmd_write_fn(fd, buf, len);
+
+	if (n < 0)
+		return errno ? -errno : -EIO;
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
+		      void *req, size_t req_len, void *resp, size_t resp_len,
+		      struct sv_udata *udata)
+{
+	const size_t unit = ex ? 8 : 4;
+	size_t ureq = udata_req_len(udata), uresp = udata_resp_len(udata);
+	size_t hdr_len = sizeof(struct ib_uverbs_cmd_hdr) +
+			 (ex ? sizeof(struct ib_uverbs_ex_cmd_hdr) : 0);
+	size_t in_len = hdr_len + req_len + ureq;
+	size_t out_len = resp_len + uresp;
+	uint8_t in_stack[SV_CMD_STACK], out_stack[SV_CMD_STACK];
+	uint8_t *in = in_stack, *out = resp;
+	struct ib_uverbs_cmd_hdr hdr;
+	int ret;
+
+	if (req_len % unit || ureq % unit || resp_len % unit || uresp % unit ||
+	    (!ex && resp_len && req_len < sizeof(uint64_t)))
+		return -EINVAL;
+	if ((ex ? req_len : in_len) / unit > UINT16_MAX ||
+	    out_len / unit > UINT16_MAX || ureq / unit > UINT16_MAX ||
+	    uresp / unit > UINT16_MAX)
+		return -E2BIG;
+
+	if (in_len > sizeof(in_stack)) {
+		in = malloc(in_len);
+		if (!in)
+			return -ENOMEM;
+	}
+	/* The kernel writes the core response and the driver's part as one
+	 * block: give it one, then split. */
+	if (uresp) {
+		out = out_len > sizeof(out_stack) ? malloc(out_len) : out_stack;
+		if (!out) {
+			ret = -ENOMEM;
+			goto out_free_in;
+		}
+		memset(out, 0, out_len);
+	}
+
+	hdr.command = command | (ex ? IB_USER_VERBS_CMD_FLAG_EXTENDED : 0);
+	if (ex) {
+		struct ib_uverbs_ex_cmd_hdr ex_hdr = {
+			.response = (uintptr_t)(out_len ? out : NULL),
+			.provider_in_words = (uint16_t)(ureq / 8),
+			.provider_out_words = (uint16_t)(uresp / 8),
+		};
+
+		hdr.in_words = (uint16_t)(req_len / 8);
+		hdr.out_words = (uint16_t)(resp_len / 8);
+		memcpy(in + sizeof(hdr), &ex_hdr, sizeof(ex_hdr));
+	} else {
+		hdr.in_words = (uint16_t)(in_len / 4);
+		hdr.out_words = (uint16_t)(out_len / 4);
+		if (resp_len) {
+			uint64_t ptr = (uintptr_t)out;
+
+			/* every legacy request with a reply starts with
+			 * its address */
+			memcpy(req, &ptr, sizeof(ptr));
+		}
+	}
+	memcpy(in, &hdr, sizeof(hdr));
+	memcpy(in + hdr_len, req, req_len);
+	if (ureq)
+		memcpy(in + hdr_len + req_len, udata->req, ureq);
+
+	ret = send_cmd(ctx->cmd_fd, in, in_len);
+	if (!ret && uresp) {
+		memcpy(resp, out, resp_len);
+		memcpy(udata->resp, out + resp_len, uresp);
+	}
+	if (uresp && out != out_stack)
+		free(out);
+out_free_in:
+	if (in != in_stack)
+		free(in);
+	return ret;
+}
+
+int sv_cmd_write(struct ibv_context *ctx, uint32_t command, void *req,
+		 size_t req_len, void *resp, size_t resp_len,
+		 struct sv_udata *udata)
+{
+	return exec_write(ctx, command, 0, req, req_len, resp, resp_len, udata);
+}
+
+int sv_cmd_write_ex(struct ibv_context *ctx, uint32_t command, void *req,
+		    size_t req_len, void *resp, size_t resp_len,
+		    struct sv_udata *udata)
+{
+	return exec_write(ctx, command, 1, req, req_len, resp, resp_len, udata);
+}
+
+/* ---- ioctl -------------------------------------------------------------- */
+
+void sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
+		   uint16_t method_id)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.object_id = object_id;
+	cmd->hdr.method_id = method_id;
+}
+
+static struct ib_uverbs_attr *next_attr(struct sv_ioctl *cmd, uint16_t id)
+{
+	struct ib_uverbs_attr *a;
+
+	/* a programming error, not a runtime condition */
+	if (cmd->hdr.num_attrs >= SV_IOCTL_MAX_ATTRS)
+		abort();
+	a = &cmd->attrs[cmd->hdr.num_attrs++];
+	a->attr_id = id;
+	/* mandatory: a kernel that does not know the attribute must fail
+	 * the command rather than ignore it */
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	return a;
+}
+
+void sv_ioctl_in_u64(struct sv_ioctl *cmd, uint16_t attr_id, uint64_t val)
+{
+	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+
+	a->len = sizeof(val);
+	a->data = val;
+}
+
+void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val)
+{
+	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+
+	a->len = sizeof(val);
+	a->data = val;
+}
+
+void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
+		  size_t len)
+{
+	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+
+	a->len = (uint16_t)len;
+	a->data = (uintptr_t)buf;
+}
+
+int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd)
+{
+	struct sv_context *sctx = sv_to_context(ctx);
+
+	cmd->hdr.length = (uint16_t)(sizeof(cmd->hdr) +
+				     cmd->hdr.num_attrs * sizeof(cmd->attrs[0]));
+	cmd->hdr.driver_id = sctx->driver_id;
+	if (sv_cmd_ioctl_fn(ctx->cmd_fd, RDMA_VERBS_IOCTL, cmd))
+		return errno ? -errno : -EIO;
+	return 0;
+}

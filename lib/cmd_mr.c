@@ -1,0 +1,73 @@
+/* Memory region commands. The fork-safety bookkeeping is lib/mr.c's. */
+#include "config.h"
+
+#include <errno.h>
+
+#include "core.h"
+
+int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		  uint64_t hca_va, int access, struct ibv_mr *mr,
+		  struct sv_udata *udata)
+{
+	struct ib_uverbs_reg_mr req = {
+		.start = (uintptr_t)addr,
+		.length = length,
+		.hca_va = hca_va,
+		.pd_handle = pd->handle,
+		.access_flags = (uint32_t)access,
+	};
+	struct ib_uverbs_reg_mr_resp resp = { 0 };
+	int ret;
+
+	ret = sv_cmd_write(pd->context, IB_USER_VERBS_CMD_REG_MR, &req,
+			   sizeof(req), &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->handle = resp.mr_handle;
+	mr->lkey = resp.lkey;
+	mr->rkey = resp.rkey;
+	return 0;
+}
+
+int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, int access,
+		    struct sv_udata *udata)
+{
+	struct ib_uverbs_rereg_mr req = {
+		.mr_handle = mr->handle,
+		.flags = (uint32_t)flags,
+		.start = (uintptr_t)addr,
+		.length = length,
+		.hca_va = (uintptr_t)addr,
+		.pd_handle = (flags & IBV_REREG_MR_CHANGE_PD) ? pd->handle : 0,
+		.access_flags = (uint32_t)access,
+	};
+	struct ib_uverbs_rereg_mr_resp resp = { 0 };
+	int ret;
+
+	ret = sv_cmd_write(mr->context, IB_USER_VERBS_CMD_REREG_MR, &req,
+			   sizeof(req), &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	mr->lkey = resp.lkey;
+	mr->rkey = resp.rkey;
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	return 0;
+}
+
+int sv_cmd_dereg_mr(struct ibv_mr *mr)
+{
+	struct ib_uverbs_dereg_mr req = { .mr_handle = mr->handle };
+
+	return sv_cmd_write(mr->context, IB_USER_VERBS_CMD_DEREG_MR, &req,
+			    sizeof(req), NULL, 0, NULL);
+}

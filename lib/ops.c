@@ -1,0 +1,319 @@
+/* The context-ops defaults: every slot answers, so a provider fills only
+ * what it implements. Most defaults say EOPNOTSUPP; where the uverbs
+ * command alone does the whole job (PD, MR, MW dealloc, mcast, device and
+ * port queries) the default is the generic command implementation. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+/* ---- EOPNOTSUPP defaults ------------------------------------------------ */
+
+#define NOSUP_PTR(name, ret_type, ...)                                        \
+	static ret_type *nosup_##name(__VA_ARGS__)                            \
+	{                                                                     \
+		errno = EOPNOTSUPP;                                           \
+		return NULL;                                                  \
+	}
+#define NOSUP_INT(name, ...)                                                  \
+	static int nosup_##name(__VA_ARGS__)                                  \
+	{                                                                     \
+		return EOPNOTSUPP;                                            \
+	}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+NOSUP_INT(query_rt_values, struct ibv_context *c, struct ibv_values_ex *v)
+static void nop_async_event(struct ibv_context *c, struct ibv_async_event *e) {}
+NOSUP_PTR(alloc_td, struct ibv_td, struct ibv_context *c, struct ibv_td_init_attr *a)
+NOSUP_INT(dealloc_td, struct ibv_td *td)
+NOSUP_PTR(alloc_parent_domain, struct ibv_pd, struct ibv_context *c,
+	  struct ibv_parent_domain_init_attr *a)
+NOSUP_PTR(reg_dmabuf_mr, struct ibv_mr, struct ibv_pd *pd, uint64_t off,
+	  size_t len, uint64_t iova, int fd, int access)
+NOSUP_PTR(alloc_null_mr, struct ibv_mr, struct ibv_pd *pd)
+NOSUP_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a,
+	  uint32_t f, struct ibv_sge *s, uint32_t n)
+NOSUP_PTR(alloc_mw, struct ibv_mw, struct ibv_pd *pd, enum ibv_mw_type t)
+NOSUP_INT(bind_mw, struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b)
+NOSUP_PTR(create_cq, struct ibv_cq, struct ibv_context *c, int cqe,
+	  struct ibv_comp_channel *ch, int v)
+NOSUP_PTR(create_cq_ex, struct ibv_cq_ex, struct ibv_context *c,
+	  struct ibv_cq_init_attr_ex *a)
+static int nosup_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	return -EOPNOTSUPP;
+}
+NOSUP_INT(req_notify_cq, struct ibv_cq *cq, int s)
+static void nop_cq_event(struct ibv_cq *cq) {}
+NOSUP_INT(resize_cq, struct ibv_cq *cq, int cqe)
+NOSUP_INT(modify_cq, struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
+NOSUP_INT(destroy_cq, struct ibv_cq *cq)
+NOSUP_PTR(create_srq, struct ibv_srq, struct ibv_pd *pd, struct ibv_srq_init_attr *a)
+NOSUP_PTR(create_srq_ex, struct ibv_srq, struct ibv_context *c,
+	  struct ibv_srq_init_attr_ex *a)
+NOSUP_INT(modify_srq, struct ibv_srq *s, struct ibv_srq_attr *a, int m)
+NOSUP_INT(query_srq, struct ibv_srq *s, struct ibv_srq_attr *a)
+NOSUP_INT(destroy_srq, struct ibv_srq *s)
+NOSUP_INT(post_srq_recv, struct ibv_srq *s, struct ibv_recv_wr *wr,
+	  struct ibv_recv_wr **bad)
+NOSUP_INT(post_srq_ops, struct ibv_srq *s, struct ibv_ops_wr *op,
+	  struct ibv_ops_wr **bad)
+NOSUP_INT(get_srq_num, struct ibv_srq *s, uint32_t *n)
+NOSUP_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+NOSUP_PTR(create_qp_ex, struct ibv_qp, struct ibv_context *c,
+	  struct ibv_qp_init_attr_ex *a)
+NOSUP_PTR(open_qp, struct ibv_qp, struct ibv_context *c, struct ibv_qp_open_attr *a)
+NOSUP_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
+	  struct ibv_qp_init_attr *i)
+NOSUP_INT(modify_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m)
+NOSUP_INT(modify_qp_rate_limit, struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *a)
+NOSUP_INT(destroy_qp, struct ibv_qp *qp)
+static int nosup_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad)
+{
+	if (bad)
+		*bad = wr;
+	return EOPNOTSUPP;
+}
+static int nosup_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad)
+{
+	if (bad)
+		*bad = wr;
+	return EOPNOTSUPP;
+}
+NOSUP_PTR(create_ah, struct ibv_ah, struct ibv_pd *pd, struct ibv_ah_attr *a)
+NOSUP_INT(destroy_ah, struct ibv_ah *ah)
+NOSUP_PTR(open_xrcd, struct ibv_xrcd, struct ibv_context *c,
+	  struct ibv_xrcd_init_attr *a)
+NOSUP_INT(close_xrcd, struct ibv_xrcd *x)
+NOSUP_PTR(create_wq, struct ibv_wq, struct ibv_context *c, struct ibv_wq_init_attr *a)
+NOSUP_INT(modify_wq, struct ibv_wq *wq, struct ibv_wq_attr *a)
+NOSUP_INT(destroy_wq, struct ibv_wq *wq)
+NOSUP_PTR(create_rwq_ind_table, struct ibv_rwq_ind_table, struct ibv_context *c,
+	  struct ibv_rwq_ind_table_init_attr *a)
+NOSUP_INT(destroy_rwq_ind_table, struct ibv_rwq_ind_table *t)
+NOSUP_PTR(create_flow, struct ibv_flow, struct ibv_qp *qp, struct ibv_flow_attr *a)
+NOSUP_INT(destroy_flow, struct ibv_flow *f)
+NOSUP_PTR(create_counters, struct ibv_counters, struct ibv_context *c,
+	  struct ibv_counters_init_attr *a)
+NOSUP_INT(destroy_counters, struct ibv_counters *c)
+NOSUP_INT(attach_counters_point_flow, struct ibv_counters *c,
+	  struct ibv_counter_attach_attr *a, struct ibv_flow *f)
+NOSUP_INT(read_counters, struct ibv_counters *c, uint64_t *v, uint32_t n,
+	  uint32_t f)
+NOSUP_PTR(alloc_dm, struct ibv_dm, struct ibv_context *c, struct ibv_alloc_dm_attr *a)
+NOSUP_INT(free_dm, struct ibv_dm *dm)
+NOSUP_PTR(reg_dm_mr, struct ibv_mr, struct ibv_pd *pd, struct ibv_dm *dm,
+	  uint64_t off, size_t len, unsigned int access)
+NOSUP_PTR(create_flow_action_esp, struct ibv_flow_action, struct ibv_context *c,
+	  struct ibv_flow_action_esp_attr *a)
+NOSUP_INT(modify_flow_action_esp, struct ibv_flow_action *fa,
+	  struct ibv_flow_action_esp_attr *a)
+NOSUP_INT(destroy_flow_action, struct ibv_flow_action *fa)
+#pragma GCC diagnostic pop
+
+/* ---- generic command implementations ------------------------------------ */
+
+static int generic_query_device_ex(struct ibv_context *ctx,
+				   const struct ibv_query_device_ex_input *input,
+				   struct ibv_device_attr_ex *attr,
+				   size_t attr_size)
+{
+	return sv_pos_errno(sv_cmd_query_device_ex(ctx, input, attr, attr_size,
+						   NULL));
+}
+
+static int generic_query_port(struct ibv_context *ctx, uint8_t port_num,
+			      struct ibv_port_attr *attr)
+{
+	return sv_pos_errno(sv_cmd_query_port(ctx, port_num, attr));
+}
+
+static struct ibv_pd *generic_alloc_pd(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = calloc(1, sizeof(*pd));
+	int ret;
+
+	if (!pd)
+		return NULL;
+	ret = sv_cmd_alloc_pd(ctx, pd, NULL);
+	if (ret) {
+		free(pd);
+		errno = -ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int generic_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = sv_cmd_dealloc_pd(pd);
+
+	if (ret)
+		return -ret;
+	free(pd);
+	return 0;
+}
+
+static struct ibv_mr *generic_reg_mr(struct ibv_pd *pd, void *addr,
+				     size_t length, uint64_t hca_va, int access)
+{
+	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+	int ret;
+
+	if (!mr)
+		return NULL;
+	ret = sv_cmd_reg_mr(pd, addr, length, hca_va, access, mr, NULL);
+	if (ret) {
+		free(mr);
+		errno = -ret;
+		return NULL;
+	}
+	return mr;
+}
+
+static int generic_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			    void *addr, size_t length, int access)
+{
+	return sv_pos_errno(sv_cmd_rereg_mr(mr, flags, pd, addr, length, access,
+					    NULL));
+}
+
+static int generic_dereg_mr(struct ibv_mr *mr)
+{
+	int ret = sv_cmd_dereg_mr(mr);
+
+	if (ret)
+		return -ret;
+	free(mr);
+	return 0;
+}
+
+static int generic_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = sv_cmd_dealloc_mw(mw);
+
+	if (ret)
+		return -ret;
+	free(mw);
+	return 0;
+}
+
+static int generic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				uint16_t lid)
+{
+	return sv_pos_errno(sv_cmd_attach_mcast(qp, gid, lid));
+}
+
+static int generic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				uint16_t lid)
+{
+	return sv_pos_errno(sv_cmd_detach_mcast(qp, gid, lid));
+}
+
+const struct sv_context_ops sv_default_ops = {
+	.query_device_ex = generic_query_device_ex,
+	.query_port = generic_query_port,
+	.query_rt_values = nosup_query_rt_values,
+	.async_event = nop_async_event,
+	.alloc_pd = generic_alloc_pd,
+	.dealloc_pd = generic_dealloc_pd,
+	.alloc_td = nosup_alloc_td,
+	.dealloc_td = nosup_dealloc_td,
+	.alloc_parent_domain = nosup_alloc_parent_domain,
+	.reg_mr = generic_reg_mr,
+	.rereg_mr = generic_rereg_mr,
+	.dereg_mr = generic_dereg_mr,
+	.reg_dmabuf_mr = nosup_reg_dmabuf_mr,
+	.alloc_null_mr = nosup_alloc_null_mr,
+	.advise_mr = nosup_advise_mr,
+	.alloc_mw = nosup_alloc_mw,
+	.bind_mw = nosup_bind_mw,
+	.dealloc_mw = generic_dealloc_mw,
+	.create_cq = nosup_create_cq,
+	.create_cq_ex = nosup_create_cq_ex,
+	.poll_cq = nosup_poll_cq,
+	.req_notify_cq = nosup_req_notify_cq,
+	.cq_event = nop_cq_event,
+	.resize_cq = nosup_resize_cq,
+	.modify_cq = nosup_modify_cq,
+	.destroy_cq = nosup_destroy_cq,
+	.create_srq = nosup_create_srq,
+	.create_srq_ex = nosup_create_srq_ex,
+	.modify_srq = nosup_modify_srq,
+	.query_srq = nosup_query_srq,
+	.destroy_srq = nosup_destroy_srq,
+	.post_srq_recv = nosup_post_srq_recv,
+	.post_srq_ops = nosup_post_srq_ops,
+	.get_srq_num = nosup_get_srq_num,
+	.create_qp = nosup_create_qp,
+	.create_qp_ex = nosup_create_qp_ex,
+	.open_qp = nosup_open_qp,
+	.query_qp = nosup_query_qp,
+	.modify_qp = nosup_modify_qp,
+	.modify_qp_rate_limit = nosup_modify_qp_rate_limit,
+	.destroy_qp = nosup_destroy_qp,
+	.post_send = nosup_post_send,
+	.post_recv = nosup_post_recv,
+	.create_ah = nosup_create_ah,
+	.destroy_ah = nosup_destroy_ah,
+	.attach_mcast = generic_attach_mcast,
+	.detach_mcast = generic_detach_mcast,
+	.open_xrcd = nosup_open_xrcd,
+	.close_xrcd = nosup_close_xrcd,
+	.create_wq = nosup_create_wq,
+	.modify_wq = nosup_modify_wq,
+	.destroy_wq = nosup_destroy_wq,
+	.create_rwq_ind_table = nosup_create_rwq_ind_table,
+	.destroy_rwq_ind_table = nosup_destroy_rwq_ind_table,
+	.create_flow = nosup_create_flow,
+	.destroy_flow = nosup_destroy_flow,
+	.create_counters = nosup_create_counters,
+	.destroy_counters = nosup_destroy_counters,
+	.attach_counters_point_flow = nosup_attach_counters_point_flow,
+	.read_counters = nosup_read_counters,
+	.alloc_dm = nosup_alloc_dm,
+	.free_dm = nosup_free_dm,
+	.reg_dm_mr = nosup_reg_dm_mr,
+	.create_flow_action_esp = nosup_create_flow_action_esp,
+	.modify_flow_action_esp = nosup_modify_flow_action_esp,
+	.destroy_flow_action = nosup_destroy_flow_action,
+};
+
+/* The table is only function pointers of one size, so it can be walked
+ * as an array; these asserts keep that true. */
+typedef void (*sv_slot_fn)(void);
+_Static_assert(sizeof(struct sv_context_ops) % sizeof(sv_slot_fn) == 0,
+	       "sv_context_ops must hold only function pointers");
+#define SV_OPS_SLOTS (sizeof(struct sv_context_ops) / sizeof(sv_slot_fn))
+
+void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src)
+{
+	sv_slot_fn d[SV_OPS_SLOTS], s[SV_OPS_SLOTS];
+
+	if (!src)
+		return;
+	memcpy(d, dst, sizeof(d));
+	memcpy(s, src, sizeof(s));
+	for (size_t i = 0; i < SV_OPS_SLOTS; i++)
+		if (s[i])
+			d[i] = s[i];
+	memcpy(dst, d, sizeof(d));
+}
+
+size_t sv_ops_null_slots(const struct sv_context_ops *ops)
+{
+	sv_slot_fn s[SV_OPS_SLOTS];
+	size_t n = 0;
+
+	memcpy(s, ops, sizeof(s));
+	for (size_t i = 0; i < SV_OPS_SLOTS; i++)
+		if (!s[i])
+			n++;
+	return n;
+}

@@ -1,0 +1,553 @@
+/* The public verbs: validate, dispatch through the context's ops, keep
+ * the core's bookkeeping. PD and MR registration live in lib/mr.c,
+ * events in lib/events.c. */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+static inline struct sv_context_ops *ops_of(struct ibv_context *ctx)
+{
+	return &sv_to_context(ctx)->ops;
+}
+
+/* A context this library opened (the only kind it can dispatch). */
+static int valid_ctx(struct ibv_context *ctx)
+{
+	return ctx && ctx->abi_compat == __VERBS_ABI_IS_EXTENDED;
+}
+
+/* ---- device and port queries -------------------------------------------- */
+
+SV_EXPORT int ibv_query_device(struct ibv_context *context,
+			       struct ibv_device_attr *device_attr)
+{
+	if (!valid_ctx(context) || !device_attr)
+		return EINVAL;
+	/* orig_attr is the first member of ibv_device_attr_ex: the op fills
+	 * only sizeof(*device_attr) bytes */
+	return ops_of(context)->query_device_ex(
+		context, NULL,
+		container_of(device_attr, struct ibv_device_attr_ex, orig_attr),
+		sizeof(*device_attr));
+}
+
+int sv_query_port(struct ibv_context *ctx, uint8_t port_num,
+		  struct ibv_port_attr *attr, size_t attr_len)
+{
+	struct ibv_port_attr full;
+	int ret;
+
+	if (!valid_ctx(ctx) || !attr)
+		return EINVAL;
+	/* Older programs pass a shorter struct: the provider always fills a
+	 * whole one, the caller gets what it has room for. */
+	memset(&full, 0, sizeof(full));
+	ret = ops_of(ctx)->query_port(ctx, port_num, &full);
+	if (ret)
+		return ret;
+	if (attr_len > sizeof(full)) {
+		memset(attr, 0, attr_len);
+		attr_len = sizeof(full);
+	}
+	memcpy(attr, &full, attr_len);
+	return 0;
+}
+
+#undef ibv_query_port
+/* The exported symbol is what pre-2017 binaries call, with the older,
+ * shorter struct; newer ones reach sv_query_port through the
+ * verbs_context slot with their own size. */
+SV_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
+			     struct _compat_ibv_port_attr *port_attr)
+{
+	return sv_query_port(context, port_num,
+			     (struct ibv_port_attr *)port_attr,
+			     SV_COMPAT_PORT_ATTR_SIZE);
+}
+
+SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
+				uint32_t port_num, uint32_t gid_index,
+				struct ibv_gid_entry *entry, uint32_t flags,
+				size_t entry_size)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (!valid_ctx(context) || !entry || flags ||
+	    entry_size < sizeof(*entry))
+		return EINVAL;
+	ret = sv_query_gid_entry(context, port_num, gid_index, &e);
+	if (ret)
+		return -ret;
+	memcpy(entry, &e, sizeof(e));
+	return 0;
+}
+
+SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
+				       struct ibv_gid_entry *entries,
+				       size_t max_entries, uint32_t flags,
+				       size_t entry_size)
+{
+	struct ibv_gid_entry *tmp;
+	ssize_t n;
+
+	if (!valid_ctx(context) || (!entries && max_entries) || flags ||
+	    entry_size < sizeof(struct ibv_gid_entry))
+		return -EINVAL;
+	tmp = calloc(max_entries ? max_entries : 1, sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	n = sv_query_gid_table(context, tmp, max_entries);
+	/* entries are laid out with the caller's stride */
+	for (ssize_t i = 0; i < n; i++)
+		memcpy((char *)entries + (size_t)i * entry_size, &tmp[i],
+		       sizeof(tmp[i]));
+	free(tmp);
+	return n;
+}
+
+/* Historical contract of ibv_query_gid: 0, or -1 with errno; an empty
+ * table entry reads as the zero GID. */
+SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
+			    int index, union ibv_gid *gid)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (!valid_ctx(context) || !gid || index < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = sv_query_gid_entry(context, port_num, (uint32_t)index, &e);
+	if (ret == -ENODATA) {
+		memset(gid, 0, sizeof(*gid));
+		return 0;
+	}
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	memcpy(gid, &e.gid, sizeof(*gid));
+	return 0;
+}
+
+/* rdma-core's <infiniband/driver.h> enum, not in the public headers. */
+enum sv_gid_type_sysfs {
+	SV_GID_TYPE_SYSFS_IB_ROCE_V1 = 0,
+	SV_GID_TYPE_SYSFS_ROCE_V2 = 1,
+};
+
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum sv_gid_type_sysfs *type);
+
+/* IBVERBS_PRIVATE_34, imported by Debian's ibv_devinfo: 0, or -1 with
+ * errno. */
+SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
+				 uint8_t port_num, unsigned int index,
+				 enum sv_gid_type_sysfs *type)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (!valid_ctx(context) || !type) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = sv_query_gid_entry(context, port_num, index, &e);
+	if (ret == -ENODATA) {
+		*type = SV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		return 0;
+	}
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
+		SV_GID_TYPE_SYSFS_ROCE_V2 : SV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	return 0;
+}
+
+/* 0 or -1 with errno; the P_Key is read from sysfs like rdma-core does
+ * (the uverbs ABI has no P_Key query). */
+SV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
+			     int index, __be16 *pkey)
+{
+	char file[64], buf[16];
+	unsigned int v;
+	char tail;
+	int n;
+
+	if (!valid_ctx(context) || !pkey || index < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(file, sizeof(file), "ports/%u/pkeys/%d", port_num, index);
+	n = sv_read_sysfs(context->device->ibdev_path, file, buf, sizeof(buf));
+	if (n < 0) {
+		errno = -n;
+		return -1;
+	}
+	if (sscanf(buf, "%x%c", &v, &tail) != 1 || v > 0xffff) {
+		errno = EINVAL;
+		return -1;
+	}
+	*pkey = htobe16((uint16_t)v);
+	return 0;
+}
+
+SV_EXPORT int ibv_get_pkey_index(struct ibv_context *context,
+				 uint8_t port_num, __be16 pkey)
+{
+	__be16 v;
+
+	for (int i = 0; !ibv_query_pkey(context, port_num, i, &v); i++)
+		if (v == pkey)
+			return i;
+	return -1;
+}
+
+/* ---- protection domains ------------------------------------------------- */
+
+SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct ibv_pd *pd;
+
+	if (!valid_ctx(context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = ops_of(context)->alloc_pd(context);
+	if (pd)
+		pd->context = context;
+	return pd;
+}
+
+SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	if (!pd || !valid_ctx(pd->context))
+		return EINVAL;
+	return ops_of(pd->context)->dealloc_pd(pd);
+}
+
+/* ---- completion queues -------------------------------------------------- */
+
+static void channel_ref(struct ibv_comp_channel *ch, int delta)
+{
+	if (!ch)
+		return;
+	pthread_mutex_lock(&ch->context->mutex);
+	ch->refcnt += delta;
+	pthread_mutex_unlock(&ch->context->mutex);
+}
+
+static int check_channel(struct ibv_context *ctx,
+			 struct ibv_comp_channel *ch, int comp_vector)
+{
+	if (comp_vector < 0 || comp_vector >= ctx->num_comp_vectors) {
+		sv_err("comp_vector %d outside 0..%d", comp_vector,
+		       ctx->num_comp_vectors - 1);
+		return EINVAL;
+	}
+	if (ch && ch->context != ctx) {
+		sv_err("completion channel belongs to another context");
+		return EINVAL;
+	}
+	return 0;
+}
+
+SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+				       void *cq_context,
+				       struct ibv_comp_channel *channel,
+				       int comp_vector)
+{
+	struct ibv_cq *cq;
+	int ret;
+
+	if (!valid_ctx(context) || cqe <= 0) {
+		if (context && cqe <= 0)
+			sv_err("cqe must be positive, not %d", cqe);
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = check_channel(context, channel, comp_vector);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	cq = ops_of(context)->create_cq(context, cqe, channel, comp_vector);
+	if (!cq)
+		return NULL;
+	cq->cq_context = cq_context;
+	channel_ref(channel, 1);
+	return cq;
+}
+
+struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
+				       struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq;
+	int ret;
+
+	if (!valid_ctx(ctx) || !attr || attr->cqe == 0 ||
+	    attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = check_channel(ctx, attr->channel, (int)attr->comp_vector);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	cq = ops_of(ctx)->create_cq_ex(ctx, attr);
+	if (!cq)
+		return NULL;
+	cq->cq_context = attr->cq_context;
+	channel_ref(attr->channel, 1);
+	return cq;
+}
+
+SV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	if (!cq || !valid_ctx(cq->context) || cqe <= 0)
+		return EINVAL;
+	return ops_of(cq->context)->resize_cq(cq, cqe);
+}
+
+SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct ibv_comp_channel *channel;
+	int ret;
+
+	if (!cq || !valid_ctx(cq->context))
+		return EINVAL;
+	channel = cq->channel;
+	ret = ops_of(cq->context)->destroy_cq(cq);
+	if (!ret)
+		channel_ref(channel, -1);
+	return ret;
+}
+
+/* ---- shared receive queues ---------------------------------------------- */
+
+SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+					 struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq *srq;
+
+	if (!pd || !valid_ctx(pd->context) || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = ops_of(pd->context)->create_srq(pd, attr);
+	if (srq) {
+		srq->context = pd->context;
+		srq->srq_context = attr->srq_context;
+		srq->pd = pd;
+	}
+	return srq;
+}
+
+struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
+				      struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq *srq;
+
+	if (!valid_ctx(ctx) || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = ops_of(ctx)->create_srq_ex(ctx, attr);
+	if (srq) {
+		srq->context = ctx;
+		srq->srq_context = attr->srq_context;
+	}
+	return srq;
+}
+
+SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			     int attr_mask)
+{
+	if (!srq || !valid_ctx(srq->context) || !attr ||
+	    (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
+		return EINVAL;
+	return ops_of(srq->context)->modify_srq(srq, attr, attr_mask);
+}
+
+SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	if (!srq || !valid_ctx(srq->context) || !attr)
+		return EINVAL;
+	return ops_of(srq->context)->query_srq(srq, attr);
+}
+
+SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	if (!srq || !valid_ctx(srq->context))
+		return EINVAL;
+	return ops_of(srq->context)->destroy_srq(srq);
+}
+
+/* ---- queue pairs -------------------------------------------------------- */
+
+SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+				       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp *qp;
+
+	if (!pd || !valid_ctx(pd->context) || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = ops_of(pd->context)->create_qp(pd, attr);
+	if (qp)
+		qp->qp_context = attr->qp_context;
+	return qp;
+}
+
+struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp *qp;
+
+	if (!valid_ctx(ctx) || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = ops_of(ctx)->create_qp_ex(ctx, attr);
+	if (qp)
+		qp->qp_context = attr->qp_context;
+	return qp;
+}
+
+struct ibv_qp *sv_vctx_open_qp(struct ibv_context *ctx,
+			       struct ibv_qp_open_attr *attr)
+{
+	if (!valid_ctx(ctx) || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return ops_of(ctx)->open_qp(ctx, attr);
+}
+
+SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	int ret;
+
+	if (!qp || !valid_ctx(qp->context) || !attr || !init_attr)
+		return EINVAL;
+	ret = ops_of(qp->context)->query_qp(qp, attr, attr_mask, init_attr);
+	if (!ret && (attr_mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
+	return ret;
+}
+
+SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask)
+{
+	int ret;
+
+	if (!qp || !valid_ctx(qp->context) || !attr)
+		return EINVAL;
+	ret = ops_of(qp->context)->modify_qp(qp, attr, attr_mask);
+	if (!ret && (attr_mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
+	return ret;
+}
+
+SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	if (!qp || !valid_ctx(qp->context))
+		return EINVAL;
+	return ops_of(qp->context)->destroy_qp(qp);
+}
+
+SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	struct sv_qp *sqp;
+
+	if (!qp) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sqp = sv_to_qp(qp);
+	if (!sqp->is_ex) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return &sqp->qp_ex;
+}
+
+SV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	if (!qp || !ece)
+		return EINVAL;
+	return EOPNOTSUPP; /* rxe and siw have no ECE */
+}
+
+SV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	if (!qp || !ece)
+		return EINVAL;
+	return EOPNOTSUPP;
+}
+
+/* 0: no in-order guarantee is promised (what rdma-core answers for
+ * providers without the op). */
+SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
+					 enum ibv_wr_opcode op, uint32_t flags)
+{
+	(void)op;
+	(void)flags;
+	if (!qp)
+		return 0;
+	return 0;
+}
+
+/* ---- address handles and multicast -------------------------------------- */
+
+SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
+				       struct ibv_ah_attr *attr)
+{
+	struct ibv_ah *ah;
+
+	if (!pd || !valid_ctx(pd->context) || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = ops_of(pd->context)->create_ah(pd, attr);
+	if (ah) {
+		ah->context = pd->context;
+		ah->pd = pd;
+	}
+	return ah;
+}
+
+SV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
+{
+	if (!ah || !valid_ctx(ah->context))
+		return EINVAL;
+	return ops_of(ah->context)->destroy_ah(ah);
+}
+
+SV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	if (!qp || !valid_ctx(qp->context) || !gid)
+		return EINVAL;
+	return ops_of(qp->context)->attach_mcast(qp, gid, lid);
+}
+
+SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	if (!qp || !valid_ctx(qp->context) || !gid)
+		return EINVAL;
+	return ops_of(qp->context)->detach_mcast(qp, gid, lid);
+}

@@ -1,0 +1,83 @@
+/* Soft-RoCE (rdma_rxe): the provider table and the control path (context,
+ * device and port queries). The data path lives in rxe_cq.c, rxe_qp.c,
+ * and friends, whose functions fill the remaining slots of rxe_ctx_ops. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "rxe.h"
+#include "rxe_dp.h"
+
+static int rxe_query_device(struct ibv_context *ctx,
+			    const struct ibv_query_device_ex_input *input,
+			    struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	uint64_t raw_fw_ver = 0;
+	int ret;
+
+	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
+	if (ret)
+		return -ret;
+	/* rxe reports its firmware version as major.minor.sub in 16-bit
+	 * fields (0.0.0 today) */
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(raw_fw_ver >> 32) & 0xffff,
+		 (unsigned int)(raw_fw_ver >> 16) & 0xffff,
+		 (unsigned int)raw_fw_ver & 0xffff);
+	return 0;
+}
+
+static int rxe_query_port(struct ibv_context *ctx, uint8_t port_num,
+			  struct ibv_port_attr *attr)
+{
+	return -sv_cmd_query_port(ctx, port_num, attr);
+}
+
+static const struct sv_context_ops rxe_ctx_ops = {
+	.query_device_ex = rxe_query_device,
+	.query_port = rxe_query_port,
+	/* PD, MR, mcast: the core's generic commands (rxe needs no
+	 * trailers for them). */
+
+	/* the data path (rxe_dp.h) */
+	.create_cq = rxe_create_cq,
+	.create_cq_ex = rxe_create_cq_ex,
+	.poll_cq = rxe_poll_cq,
+	.req_notify_cq = rxe_req_notify_cq,
+	.resize_cq = rxe_resize_cq,
+	.destroy_cq = rxe_destroy_cq,
+	.create_qp = rxe_create_qp,
+	.create_qp_ex = rxe_create_qp_ex,
+	.query_qp = rxe_query_qp,
+	.modify_qp = rxe_modify_qp,
+	.destroy_qp = rxe_destroy_qp,
+	.post_send = rxe_post_send,
+	.post_recv = rxe_post_recv,
+	.create_srq = rxe_create_srq,
+	.create_srq_ex = rxe_create_srq_ex,
+	.modify_srq = rxe_modify_srq,
+	.query_srq = rxe_query_srq,
+	.destroy_srq = rxe_destroy_srq,
+	.post_srq_recv = rxe_post_srq_recv,
+	.create_ah = rxe_create_ah,
+	.destroy_ah = rxe_destroy_ah,
+	.alloc_mw = rxe_alloc_mw,
+	.bind_mw = rxe_bind_mw,
+	.dealloc_mw = rxe_dealloc_mw,
+};
+
+static const char *const rxe_names[] = { "rxe", NULL };
+
+const struct sv_provider rxe_provider = {
+	.name = "rxe",
+	.driver_id = RDMA_DRIVER_RXE,
+	.names = rxe_names,
+	/* RXE_UVERBS_ABI_VERSION: 1 before the mmap layout settled, 2 since */
+	.abi_min = 1,
+	.abi_max = 2,
+	.context_size = sizeof(struct rxe_context),
+	/* GET_CONTEXT carries no rxe trailers: the core's plain one */
+	.alloc_context = NULL,
+	.free_context = NULL,
+	.ops = &rxe_ctx_ops,
+};

@@ -1,0 +1,105 @@
+#!/bin/sh
+# shellcheck disable=SC2317,SC2015,SC2012
+# Debian's ibv_devices and ibv_devinfo print byte-for-byte the same on
+# softverbs as on rdma-core: each runs once on the system library and once
+# with softverbs first on LD_LIBRARY_PATH. Runs inside the test VM (needs
+# an rxe device); with TWO_DEVICES=1 (or --two) it first adds rxe1 on a
+# dummy netdev, then removes it.
+set -u
+: "${RXE_DEV:=rxe0}"
+: "${SOFTVERBS_LIBDIR:=$(cd "$(dirname "$0")/../../lib/.libs" 2>/dev/null && pwd)}"
+
+if [ ! -e "/sys/class/infiniband/$RXE_DEV" ]; then
+	echo "SKIP: no RDMA device $RXE_DEV (run inside the test VM)"
+	exit 77
+fi
+for p in ibv_devices ibv_devinfo; do
+	if ! command -v "$p" >/dev/null; then
+		echo "SKIP: $p not installed (package ibverbs-utils)"
+		exit 77
+	fi
+done
+if [ ! -e "$SOFTVERBS_LIBDIR/libibverbs.so.1" ]; then
+	echo "FAIL: no $SOFTVERBS_LIBDIR/libibverbs.so.1 (build first)"
+	exit 1
+fi
+
+tmp=$(mktemp -d) || exit 1
+added=
+cleanup() {
+	if [ -n "$added" ]; then
+		rdma link delete rxe1 2>/dev/null
+		ip link delete d9 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail=0
+check() {
+	name=$1; shift
+	"$@" >"$tmp/ref" 2>&1; echo "exit $?" >>"$tmp/ref"
+	LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" "$@" >"$tmp/sv" 2>&1
+	echo "exit $?" >>"$tmp/sv"
+	if cmp -s "$tmp/ref" "$tmp/sv"; then
+		echo "PASS: $name ($(wc -l <"$tmp/ref") lines)"
+	else
+		echo "FAIL: $name differs (- rdma-core, + softverbs):"
+		diff -u "$tmp/ref" "$tmp/sv" | head -40
+		fail=1
+	fi
+}
+
+# softverbs must really be the library these programs load
+for p in ibv_devices ibv_devinfo; do
+	lib=$(LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" ldd "$(command -v $p)" |
+	      awk '/libibverbs.so.1/ { print $3 }')
+	case "$lib" in
+	"$SOFTVERBS_LIBDIR"/*) echo "PASS: $p loads $lib" ;;
+	*) echo "FAIL: $p loads '$lib', not softverbs"; fail=1 ;;
+	esac
+done
+inits=$(LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" LD_DEBUG=libs ibv_devices 2>&1 >/dev/null |
+	grep -c "calling init: $SOFTVERBS_LIBDIR/libibverbs.so.1")
+if [ "$inits" -ge 1 ]; then
+	echo "PASS: ibv_devices initialised softverbs (LD_DEBUG)"
+else
+	echo "FAIL: LD_DEBUG shows no softverbs initialisation"; fail=1
+fi
+
+all_checks() {
+	check "ibv_devices" ibv_devices
+	check "ibv_devinfo" ibv_devinfo
+	check "ibv_devinfo -v" ibv_devinfo -v
+	check "ibv_devinfo -l" ibv_devinfo -l
+	check "ibv_devinfo -d $RXE_DEV -i 1" ibv_devinfo -d "$RXE_DEV" -i 1
+	check "ibv_devinfo -d nosuchdev" ibv_devinfo -d nosuchdev
+	check "ibv_devinfo -i 9" ibv_devinfo -i 9
+	# the sysfs discovery path (SYSFS_PATH turns netlink off in softverbs)
+	check "SYSFS_PATH=/sys ibv_devinfo -v" env SYSFS_PATH=/sys ibv_devinfo -v
+}
+
+add_second_device() {
+	ip link add d9 type dummy && ip addr add 198.18.9.1/24 dev d9 &&
+		ip link set d9 up && rdma link add rxe1 type rxe netdev d9 ||
+		{ echo "FAIL: could not add rxe1 on a dummy netdev"; return 1; }
+	added=1
+	# GIDs of the new netdev appear asynchronously; wait until the
+	# device shows its IPv4 GID so both runs see the same table
+	i=0
+	while ! grep -qs "ffff:c612:0901" /sys/class/infiniband/rxe1/ports/1/gids/* && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+echo "== $(ls /sys/class/infiniband | tr '\n' ' ')"
+all_checks
+if [ "${1:-}" != --one ] && [ "$(id -u)" = 0 ] && [ ! -e /sys/class/infiniband/rxe1 ]; then
+	if add_second_device; then
+		echo "== $(ls /sys/class/infiniband | tr '\n' ' ')"
+		all_checks
+	else
+		fail=1
+	fi
+fi
+exit $fail

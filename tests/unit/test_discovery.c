@@ -1,0 +1,365 @@
+/* Device discovery on fake sysfs trees (SYSFS_PATH) with fake character
+ * devices: what ibv_get_device_list shows for good, missing, garbage,
+ * truncated and oversized entries. */
+#include "config.h"
+
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "core.h"
+
+static char root[256];    /* the fake tree, fresh per test */
+static char sysdir[300];  /* root/sys: SYSFS_PATH */
+static char devdir[300];  /* root/dev: the character devices */
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[1024], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	/* mkdir -p of the parent */
+	for (slash = path + strlen(root) + 1; (slash = strchr(slash, '/'));
+	     slash++) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* 1 when the char device could be made (needs CAP_MKNOD). */
+static int make_chardev(const char *name, unsigned int maj, unsigned int min)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", devdir, name);
+	mkdir(devdir, 0755);
+	return mknod(path, S_IFCHR | 0600, makedev(maj, min)) == 0;
+}
+
+static void setup(void)
+{
+	snprintf(root, sizeof(root), "/tmp/sv-discovery-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(sysdir, sizeof(sysdir), "%s/sys", root);
+	snprintf(devdir, sizeof(devdir), "%s/dev", root);
+	setenv("SYSFS_PATH", sysdir, 1);
+	sv_sysfs_reset();
+	sv_set_dev_dir(devdir);
+}
+
+static void teardown(void)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", root);
+	unsetenv("SYSFS_PATH");
+	sv_sysfs_reset();
+	sv_set_dev_dir(NULL);
+}
+
+/* A well-formed rxe device as rdma_rxe shows it. */
+static void add_device(const char *uverbs, const char *ibdev,
+		       const char *abi, unsigned int minor)
+{
+	char rel[512], buf[512];
+
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", uverbs);
+	snprintf(buf, sizeof(buf), "%s\n", ibdev);
+	write_file(rel, buf);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version",
+		 uverbs);
+	write_file(rel, abi);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", uverbs);
+	snprintf(buf, sizeof(buf), "231:%u\n", minor);
+	write_file(rel, buf);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
+	write_file(rel, "1: CA\n");
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", ibdev);
+	write_file(rel, "0200:00ff:fe00:0000\n");
+}
+
+static void uverbs_class(const char *abi)
+{
+	write_file("sys/class/infiniband_verbs/abi_version", abi);
+}
+
+static int count_devices(void)
+{
+	struct ibv_device **list;
+	int n = -1;
+
+	list = ibv_get_device_list(&n);
+	ck_assert_ptr_nonnull(list);
+	for (int i = 0; i < n; i++)
+		ck_assert_ptr_nonnull(list[i]);
+	ck_assert_ptr_null(list[n]);
+	ibv_free_device_list(list);
+	return n;
+}
+
+#define NEED_MKNOD(name, maj, min)                                            \
+	do {                                                                  \
+		if (!make_chardev(name, maj, min)) {                          \
+			fprintf(stderr, "no CAP_MKNOD: %s skipped\n", __func__); \
+			return;                                               \
+		}                                                             \
+	} while (0)
+
+START_TEST(no_uverbs_class_is_enosys)
+{
+	int n = 5;
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_get_device_list(&n));
+	ck_assert_int_eq(errno, ENOSYS);
+	ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+START_TEST(unknown_class_abi_is_enosys)
+{
+	uverbs_class("5\n");
+	errno = 0;
+	ck_assert_ptr_null(ibv_get_device_list(NULL));
+	ck_assert_int_eq(errno, ENOSYS);
+}
+END_TEST
+
+START_TEST(no_devices_is_an_empty_list)
+{
+	uverbs_class("6\n");
+	ck_assert_int_eq(count_devices(), 0);
+}
+END_TEST
+
+START_TEST(one_device_fields)
+{
+	struct ibv_device **list;
+	char want[1024];
+	int n;
+
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "2\n", 192);
+	NEED_MKNOD("uverbs0", 231, 192);
+	list = ibv_get_device_list(&n);
+	ck_assert_ptr_nonnull(list);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(ibv_get_device_name(list[0]), "rxe0");
+	ck_assert_str_eq(list[0]->name, "rxe0");
+	ck_assert_str_eq(list[0]->dev_name, "uverbs0");
+	snprintf(want, sizeof(want), "%s/class/infiniband_verbs/uverbs0", sysdir);
+	ck_assert_str_eq(list[0]->dev_path, want);
+	snprintf(want, sizeof(want), "%s/class/infiniband/rxe0", sysdir);
+	ck_assert_str_eq(list[0]->ibdev_path, want);
+	ck_assert_int_eq(list[0]->node_type, IBV_NODE_CA);
+	ck_assert_int_eq(list[0]->transport_type, IBV_TRANSPORT_IB);
+	ck_assert(ibv_get_device_guid(list[0]) == htobe64(0x020000fffe000000ULL));
+	/* sysfs does not know the kernel's device index */
+	ck_assert_int_eq(ibv_get_device_index(list[0]), -1);
+	ck_assert_str_eq(ibv_get_sysfs_path(), sysdir);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(abi_out_of_range_is_skipped)
+{
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "3\n", 192);
+	add_device("uverbs1", "rxe1", "0\n", 193);
+	NEED_MKNOD("uverbs0", 231, 192);
+	NEED_MKNOD("uverbs1", 231, 193);
+	ck_assert_int_eq(count_devices(), 0);
+}
+END_TEST
+
+START_TEST(missing_char_device_is_skipped)
+{
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "2\n", 192);
+	add_device("uverbs1", "rxe1", "2\n", 193);
+	NEED_MKNOD("uverbs1", 231, 193);
+	ck_assert_int_eq(count_devices(), 1);
+}
+END_TEST
+
+START_TEST(wrong_char_device_is_skipped)
+{
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "2\n", 192);
+	NEED_MKNOD("uverbs0", 231, 200); /* not what sysfs says */
+	ck_assert_int_eq(count_devices(), 0);
+}
+END_TEST
+
+START_TEST(regular_file_is_not_a_char_device)
+{
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "2\n", 192);
+	write_file("dev/uverbs0", "");
+	ck_assert_int_eq(count_devices(), 0);
+}
+END_TEST
+
+START_TEST(garbage_and_truncated_files_are_skipped)
+{
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "2\n", 192);
+	NEED_MKNOD("uverbs0", 231, 192);
+	/* each of these devices has one bad file */
+	add_device("uverbs1", "rxe1", "two\n", 193);
+	add_device("uverbs2", "rxe2", "2\n", 194);
+	write_file("sys/class/infiniband_verbs/uverbs2/dev", "231:");
+	add_device("uverbs3", "rxe3", "2\n", 195);
+	write_file("sys/class/infiniband_verbs/uverbs3/ibdev", "");
+	add_device("uverbs4", "rxe4", "", 196);
+	add_device("uverbs5", "rxe5", "2\n", 197);
+	write_file("sys/class/infiniband_verbs/uverbs5/dev", "\x01\xff garbage");
+	add_device("uverbs6", "rxe6", "99999999999999999999999\n", 198);
+	NEED_MKNOD("uverbs1", 231, 193);
+	NEED_MKNOD("uverbs2", 231, 194);
+	NEED_MKNOD("uverbs3", 231, 195);
+	NEED_MKNOD("uverbs4", 231, 196);
+	NEED_MKNOD("uverbs5", 231, 197);
+	NEED_MKNOD("uverbs6", 231, 198);
+	ck_assert_int_eq(count_devices(), 1);
+}
+END_TEST
+
+START_TEST(garbage_node_files_do_not_hide_the_device)
+{
+	struct ibv_device **list;
+	int n;
+
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "2", 192); /* no trailing newline */
+	write_file("sys/class/infiniband/rxe0/node_type", "banana");
+	write_file("sys/class/infiniband/rxe0/node_guid", "02:00");
+	NEED_MKNOD("uverbs0", 231, 192);
+	list = ibv_get_device_list(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(list[0]->node_type, IBV_NODE_UNKNOWN);
+	ck_assert_int_eq(list[0]->transport_type, IBV_TRANSPORT_UNKNOWN);
+	ck_assert(ibv_get_device_guid(list[0]) == 0);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(very_long_names_are_skipped)
+{
+	char longname[200], rel[512];
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	memcpy(longname, "rxe", 3);
+	uverbs_class("6\n");
+	/* an IB device name longer than IBV_SYSFS_NAME_MAX */
+	add_device("uverbs0", longname, "2\n", 192);
+	NEED_MKNOD("uverbs0", 231, 192);
+	/* a uverbs entry name longer than IBV_SYSFS_NAME_MAX */
+	snprintf(rel, sizeof(rel), "uverbs%s", longname);
+	add_device(rel, "rxe1", "2\n", 193);
+	ck_assert_int_eq(count_devices(), 0);
+}
+END_TEST
+
+START_TEST(iwarp_node_type)
+{
+	struct ibv_device **list;
+	int n;
+
+	uverbs_class("6\n");
+	add_device("uverbs0", "rxe0", "2\n", 192);
+	write_file("sys/class/infiniband/rxe0/node_type", "4: RNIC\n");
+	NEED_MKNOD("uverbs0", 231, 192);
+	list = ibv_get_device_list(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(list[0]->node_type, IBV_NODE_RNIC);
+	ck_assert_int_eq(list[0]->transport_type, IBV_TRANSPORT_IWARP);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(read_sysfs_file_contract)
+{
+	char dir[512], buf[8];
+
+	write_file("f/short", "abc\n");
+	write_file("f/exact", "1234567");
+	write_file("f/long", "123456789\n");
+	snprintf(dir, sizeof(dir), "%s/f", root);
+	ck_assert_int_eq(ibv_read_sysfs_file(dir, "short", buf, sizeof(buf)), 3);
+	ck_assert_str_eq(buf, "abc");
+	ck_assert_int_eq(ibv_read_sysfs_file(dir, "exact", buf, sizeof(buf)), 7);
+	ck_assert_str_eq(buf, "1234567");
+	errno = 0;
+	ck_assert_int_eq(ibv_read_sysfs_file(dir, "long", buf, sizeof(buf)), -1);
+	ck_assert_int_ne(errno, 0);
+	errno = 0;
+	ck_assert_int_eq(ibv_read_sysfs_file(dir, "absent", buf, sizeof(buf)), -1);
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+START_TEST(null_arguments)
+{
+	errno = 0;
+	ck_assert_ptr_null(ibv_get_device_name(NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(ibv_get_device_index(NULL), -1);
+	ibv_free_device_list(NULL);
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_device(NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(ibv_close_device(NULL), EINVAL);
+}
+END_TEST
+
+static Suite *make_discovery_suite(void)
+{
+	Suite *s = suite_create("discovery");
+	TCase *tc = tcase_create("fake sysfs");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, no_uverbs_class_is_enosys);
+	tcase_add_test(tc, unknown_class_abi_is_enosys);
+	tcase_add_test(tc, no_devices_is_an_empty_list);
+	tcase_add_test(tc, one_device_fields);
+	tcase_add_test(tc, abi_out_of_range_is_skipped);
+	tcase_add_test(tc, missing_char_device_is_skipped);
+	tcase_add_test(tc, wrong_char_device_is_skipped);
+	tcase_add_test(tc, regular_file_is_not_a_char_device);
+	tcase_add_test(tc, garbage_and_truncated_files_are_skipped);
+	tcase_add_test(tc, garbage_node_files_do_not_hide_the_device);
+	tcase_add_test(tc, very_long_names_are_skipped);
+	tcase_add_test(tc, iwarp_node_type);
+	tcase_add_test(tc, read_sysfs_file_contract);
+	tcase_add_test(tc, null_arguments);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(make_discovery_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
