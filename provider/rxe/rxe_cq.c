@@ -1,0 +1,377 @@
+/* rxe completion queues: the kernel writes struct ib_uverbs_wc entries
+ * into a mapped ring; polling reads them without a system call. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rxe_dp.h"
+
+/* The kernel's enum ib_wc_flags (include/rdma/ib_verbs.h), which rxe
+ * writes into user CQEs unchanged. Its bit 2 is "with invalidate", where
+ * the public encoding has IBV_WC_IP_CSUM_OK, so translate. */
+enum {
+	RXE_KWC_GRH = 1 << 0,
+	RXE_KWC_WITH_IMM = 1 << 1,
+	RXE_KWC_WITH_INVALIDATE = 1 << 2,
+	RXE_KWC_IP_CSUM_OK = 1 << 3,
+};
+
+unsigned int rxe_wc_flags(uint32_t kernel_flags)
+{
+	unsigned int flags = 0;
+
+	if (kernel_flags & RXE_KWC_GRH)
+		flags |= IBV_WC_GRH;
+	if (kernel_flags & RXE_KWC_WITH_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	if (kernel_flags & RXE_KWC_WITH_INVALIDATE)
+		flags |= IBV_WC_WITH_INV;
+	if (kernel_flags & RXE_KWC_IP_CSUM_OK)
+		flags |= IBV_WC_IP_CSUM_OK;
+	return flags;
+}
+
+/* After the CREATE_CQ command: map the ring. 0 or -errno (the caller
+ * destroys the CQ). */
+static int map_cq(struct rxe_cq *cq, struct ibv_context *ctx,
+		  const struct rxe_create_cq_resp *resp)
+{
+	int ret = rxe_queue_map(&cq->q, ctx->cmd_fd, &resp->mi);
+
+	if (ret)
+		return ret;
+	if (rxe_queue_elem_size(&cq->q) < sizeof(struct ib_uverbs_wc)) {
+		sv_err("CQ elements of %zu bytes cannot hold a completion",
+		       rxe_queue_elem_size(&cq->q));
+		rxe_queue_unmap(&cq->q);
+		return -EPROTO;
+	}
+	cq->cons = rxe_queue_read_cons(&cq->q);
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+struct ibv_cq *rxe_create_cq(struct ibv_context *ctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct rxe_create_cq_resp resp;
+	struct sv_udata udata = { .resp = &resp, .resp_len = sizeof(resp) };
+	struct rxe_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = sv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->core,
+			       &udata);
+	if (ret) {
+		sv_err("CREATE_CQ with %d entries failed: %s", cqe,
+		       strerror(-ret));
+		goto err_free;
+	}
+	ret = map_cq(cq, ctx, &resp);
+	if (ret)
+		goto err_destroy;
+	return &cq->core.cq;
+
+err_destroy:
+	sv_cmd_destroy_cq(&cq->core.cq);
+err_free:
+	free(cq);
+	errno = -ret;
+	return NULL;
+}
+
+const struct ib_uverbs_wc *rxe_cq_peek(struct rxe_cq *cq)
+{
+	if (cq->cons == rxe_queue_kernel_prod(&cq->q))
+		return NULL;
+	return rxe_queue_elem(&cq->q, cq->cons);
+}
+
+void rxe_cq_pop(struct rxe_cq *cq)
+{
+	cq->cons = rxe_queue_next(&cq->q, cq->cons);
+}
+
+void rxe_cq_release(struct rxe_cq *cq)
+{
+	rxe_queue_publish_cons(&cq->q, cq->cons);
+}
+
+static void copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
+{
+	wc->wr_id = cqe->wr_id;
+	wc->status = (enum ibv_wc_status)cqe->status;
+	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	/* imm_data arrives in network order already; the same word is the
+	 * invalidated rkey */
+	wc->imm_data = (__be32)cqe->ex.imm_data;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = rxe_wc_flags(cqe->wc_flags);
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct rxe_cq *cq = to_rxe_cq(ibcq);
+	const struct ib_uverbs_wc *cqe;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	if (!cq->q.buf) {
+		pthread_spin_unlock(&cq->lock);
+		return -EIO; /* lost its ring in a failed resize */
+	}
+	while (n < num_entries && (cqe = rxe_cq_peek(cq))) {
+		copy_wc(&wc[n++], cqe);
+		rxe_cq_pop(cq);
+	}
+	/* one release for the whole batch: the kernel only needs to see the
+	 * slots free before it wraps round to them */
+	if (n)
+		rxe_cq_release(cq);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int rxe_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	return -sv_cmd_req_notify_cq(cq, solicited_only);
+}
+
+int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct rxe_cq *cq = to_rxe_cq(ibcq);
+	struct rxe_resize_cq_resp resp;
+	struct sv_udata udata = { .resp = &resp, .resp_len = sizeof(resp) };
+	struct rxe_queue fresh;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	/* Held across the command: the kernel copies the unread entries
+	 * into the new ring, so nobody may consume from the old one
+	 * meanwhile. */
+	pthread_spin_lock(&cq->lock);
+	ret = sv_cmd_resize_cq(ibcq, cqe, &udata);
+	if (ret) {
+		pthread_spin_unlock(&cq->lock);
+		sv_err("RESIZE_CQ to %d entries failed: %s", cqe,
+		       strerror(-ret));
+		return -ret;
+	}
+	ret = rxe_queue_map(&fresh, ibcq->context->cmd_fd, &resp.mi);
+	rxe_queue_unmap(&cq->q);
+	if (!ret) {
+		cq->q = fresh;
+		cq->cons = rxe_queue_read_cons(&cq->q);
+	}
+	pthread_spin_unlock(&cq->lock);
+	return -ret;
+}
+
+int rxe_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct rxe_cq *cq = to_rxe_cq(ibcq);
+	int ret;
+
+	ret = sv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return -ret;
+	rxe_queue_unmap(&cq->q);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+/* ---- the ex poll API (ibv_create_cq_ex) ------------------------------------
+ * start_poll takes the lock and leaves it held until end_poll; cq->cur is
+ * the entry the read_* accessors describe. */
+
+static struct rxe_cq *cqx_to_rxe(struct ibv_cq_ex *cqx)
+{
+	return to_rxe_cq(ibv_cq_ex_to_cq(cqx));
+}
+
+static const struct ib_uverbs_wc *cur_of(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_rxe(cqx)->cur;
+}
+
+static int load_cur(struct rxe_cq *cq)
+{
+	cq->cur = rxe_cq_peek(cq);
+	if (!cq->cur)
+		return ENOENT;
+	cq->core.cq_ex.wr_id = cq->cur->wr_id;
+	cq->core.cq_ex.status = (enum ibv_wc_status)cq->cur->status;
+	return 0;
+}
+
+static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct rxe_cq *cq = cqx_to_rxe(cqx);
+	int ret;
+
+	if (attr->comp_mask) {
+		sv_err("ibv_start_poll: comp_mask %#x is not 0", attr->comp_mask);
+		return EINVAL;
+	}
+	pthread_spin_lock(&cq->lock);
+	if (!cq->q.buf) {
+		pthread_spin_unlock(&cq->lock);
+		return EIO;
+	}
+	ret = load_cur(cq);
+	/* ENOENT: the caller does not call end_poll */
+	if (ret)
+		pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+static int cq_next_poll(struct ibv_cq_ex *cqx)
+{
+	struct rxe_cq *cq = cqx_to_rxe(cqx);
+
+	if (cq->cur)
+		rxe_cq_pop(cq);
+	return load_cur(cq);
+}
+
+static void cq_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct rxe_cq *cq = cqx_to_rxe(cqx);
+
+	if (cq->cur)
+		rxe_cq_pop(cq);
+	cq->cur = NULL;
+	rxe_cq_release(cq);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode cq_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return (enum ibv_wc_opcode)cur_of(cqx)->opcode;
+}
+
+static uint32_t cq_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->vendor_err;
+}
+
+static uint32_t cq_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->byte_len;
+}
+
+static __be32 cq_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	return (__be32)cur_of(cqx)->ex.imm_data;
+}
+
+static uint32_t cq_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->qp_num;
+}
+
+static uint32_t cq_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->src_qp;
+}
+
+static unsigned int cq_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return rxe_wc_flags(cur_of(cqx)->wc_flags);
+}
+
+static uint32_t cq_read_slid(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->slid;
+}
+
+static uint8_t cq_read_sl(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->sl;
+}
+
+static uint8_t cq_read_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->dlid_path_bits;
+}
+
+/* What a struct ib_uverbs_wc can answer. */
+#define RXE_CQ_EX_FLAGS                                                       \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                       \
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |                      \
+	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |                            \
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
+				   struct ibv_cq_init_attr_ex *attr)
+{
+	struct rxe_create_cq_resp resp;
+	struct sv_udata udata = { .resp = &resp, .resp_len = sizeof(resp) };
+	struct ibv_cq_ex *cqx;
+	struct rxe_cq *cq;
+	int ret;
+
+	if (attr->wc_flags & ~(uint64_t)RXE_CQ_EX_FLAGS) {
+		sv_err("rxe completions carry no wc_flags %#llx (timestamps, flow tags...)",
+		       (unsigned long long)(attr->wc_flags &
+					    ~(uint64_t)RXE_CQ_EX_FLAGS));
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = sv_cmd_create_cq_ex(ctx, attr, &cq->core, &udata);
+	if (ret) {
+		sv_err("CREATE_CQ (ex) with %u entries failed: %s", attr->cqe,
+		       strerror(-ret));
+		goto err_free;
+	}
+	ret = map_cq(cq, ctx, &resp);
+	if (ret)
+		goto err_destroy;
+
+	cqx = &cq->core.cq_ex;
+	cqx->start_poll = cq_start_poll;
+	cqx->next_poll = cq_next_poll;
+	cqx->end_poll = cq_end_poll;
+	cqx->read_opcode = cq_read_opcode;
+	cqx->read_vendor_err = cq_read_vendor_err;
+	cqx->read_wc_flags = cq_read_wc_flags;
+	if (attr->wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cqx->read_byte_len = cq_read_byte_len;
+	if (attr->wc_flags & IBV_WC_EX_WITH_IMM)
+		cqx->read_imm_data = cq_read_imm_data;
+	if (attr->wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cqx->read_qp_num = cq_read_qp_num;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cqx->read_src_qp = cq_read_src_qp;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SLID)
+		cqx->read_slid = cq_read_slid;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SL)
+		cqx->read_sl = cq_read_sl;
+	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cqx->read_dlid_path_bits = cq_read_dlid_path_bits;
+	return cqx;
+
+err_destroy:
+	sv_cmd_destroy_cq(&cq->core.cq);
+err_free:
+	free(cq);
+	errno = -ret;
+	return NULL;
+}

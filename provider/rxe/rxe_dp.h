@@ -1,0 +1,175 @@
+/* Soft-RoCE data path: the provider's CQ, QP, SRQ, AH and MW objects and
+ * the ops that fill their slots of rxe_ctx_ops (rxe.c).
+ *
+ * Objects embed the core object first and convert back with to_rxe_*().
+ * Locks: every queue we fill has its own spinlock (its producer side);
+ * a CQ has one for its consumer side. The kernel is ordered against us by
+ * the queue indices alone (rxe_queue.h).
+ */
+#ifndef RXE_DP_H
+#define RXE_DP_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "provider.h"
+#include "rxe_queue.h"
+
+/* ---- objects ------------------------------------------------------------ */
+
+/* A queue we produce into: a send, receive or shared receive queue. */
+struct rxe_wq {
+	pthread_spinlock_t lock; /* guards prod and the elements past it */
+	struct rxe_queue q;      /* unmapped: the QP receives from an SRQ */
+	uint32_t prod;           /* our producer index, private copy */
+	uint32_t max_sge;        /* what the kernel granted */
+	uint32_t max_inline;     /* send queues: inline bytes granted */
+};
+
+struct rxe_cq {
+	struct sv_cq core;       /* first */
+	pthread_spinlock_t lock; /* guards q, cons and cur */
+	struct rxe_queue q;      /* unmapped after a failed resize */
+	uint32_t cons;           /* our consumer index, private copy */
+	/* ex polling: the entry between start_poll and end_poll (the lock
+	 * is held all that time); NULL when none */
+	const struct ib_uverbs_wc *cur;
+};
+
+struct rxe_wr_batch;
+
+struct rxe_qp {
+	struct sv_qp core;       /* first */
+	struct rxe_wq sq;        /* sq.lock also guards ssn and batch */
+	struct rxe_wq rq;
+	uint32_t ssn;            /* send sequence number of the next WQE */
+	struct rxe_wr_batch *batch; /* ibv_wr_* state; NULL unless ex */
+};
+
+struct rxe_srq {
+	struct sv_srq core;      /* first */
+	struct rxe_wq rq;
+};
+
+struct rxe_ah {
+	struct ibv_ah ah;        /* first */
+	uint32_t ah_num;         /* the kernel's AH index, named in UD WQEs */
+};
+
+static inline struct rxe_cq *to_rxe_cq(struct ibv_cq *cq)
+{
+	return container_of(sv_to_cq(cq), struct rxe_cq, core);
+}
+
+static inline struct rxe_qp *to_rxe_qp(struct ibv_qp *qp)
+{
+	return container_of(sv_to_qp(qp), struct rxe_qp, core);
+}
+
+static inline struct rxe_srq *to_rxe_srq(struct ibv_srq *srq)
+{
+	return container_of(sv_to_srq(srq), struct rxe_srq, core);
+}
+
+static inline struct rxe_ah *to_rxe_ah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct rxe_ah, ah);
+}
+
+/* ---- completion queues (rxe_cq.c) ---------------------------------------- */
+
+struct ibv_cq *rxe_create_cq(struct ibv_context *ctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector);
+int rxe_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int rxe_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int rxe_resize_cq(struct ibv_cq *cq, int cqe);
+int rxe_destroy_cq(struct ibv_cq *cq);
+struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
+				   struct ibv_cq_init_attr_ex *attr);
+
+/* The CQE cursor the ex poll API can be layered on; cq->lock held.
+ * rxe_cq_peek: the oldest unread CQE, or NULL. rxe_cq_pop: step past it
+ * (private). rxe_cq_release: hand the slots read so far back to the
+ * kernel. */
+const struct ib_uverbs_wc *rxe_cq_peek(struct rxe_cq *cq);
+void rxe_cq_pop(struct rxe_cq *cq);
+void rxe_cq_release(struct rxe_cq *cq);
+/* The kernel's completion flags in the public encoding. */
+unsigned int rxe_wc_flags(uint32_t kernel_flags);
+
+/* ---- queue pairs (rxe_qp.c) ---------------------------------------------- */
+
+struct ibv_qp *rxe_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *attr);
+int rxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		 struct ibv_qp_init_attr *init_attr);
+int rxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int rxe_destroy_qp(struct ibv_qp *qp);
+int rxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+int rxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+
+/* The send-queue primitives the ex send API can be layered on; sq.lock
+ * held. rxe_sq_reserve: the next free WQE slot, zeroed up to its SGE
+ * area, or NULL when the queue is full. rxe_sq_commit: it is complete
+ * (private, not yet seen by the kernel). rxe_sq_ring: publish every
+ * committed WQE and ring the doorbell; 0 or a positive errno. */
+/* Posting to a send queue is allowed from RTS on (SQD and ERROR accept
+ * WRs too: the first holds them, the second flushes them). */
+static inline int rxe_sq_accepts(enum ibv_qp_state state)
+{
+	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
+	       state != IBV_QPS_RTR;
+}
+struct rxe_send_wqe *rxe_sq_reserve(struct rxe_qp *qp);
+void rxe_sq_commit(struct rxe_qp *qp);
+int rxe_sq_ring(struct rxe_qp *qp);
+/* Check one WR and write it as the next WQE (reserve + fill + commit);
+ * sq.lock held. 0 or a positive errno (EINVAL, ENOMEM when full). */
+int rxe_sq_post_wr(struct rxe_qp *qp, const struct ibv_send_wr *wr);
+
+/* The ibv_wr_* send API (rxe_qp_ex.c). rxe_qp_ex_ops: the send_ops_flags
+ * a QP type supports. rxe_qp_ex_init: set up the batch state and the
+ * qp_ex entry points; 0 or -errno. */
+uint64_t rxe_qp_ex_ops(enum ibv_qp_type type);
+int rxe_qp_ex_init(struct rxe_qp *qp);
+void rxe_qp_ex_fini(struct rxe_qp *qp);
+
+/* Post a list of receives to a receive queue (QP or SRQ): 0 or a
+ * positive errno with *bad_wr at the first WR not posted. Takes wq->lock. */
+int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr);
+/* Set up / tear down a producer queue's lock and mapping; wqe_hdr_len is
+ * the WQE's size before its SGE (or inline) area. */
+int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi,
+		size_t wqe_hdr_len, uint32_t max_sge, uint32_t max_inline);
+void rxe_wq_fini(struct rxe_wq *wq);
+
+/* ---- shared receive queues (rxe_srq.c) ----------------------------------- */
+
+struct ibv_srq *rxe_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *attr);
+struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr);
+int rxe_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		   int attr_mask);
+int rxe_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int rxe_destroy_srq(struct ibv_srq *srq);
+int rxe_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+
+/* ---- address handles (rxe_ah.c) ------------------------------------------ */
+
+struct ibv_ah *rxe_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int rxe_destroy_ah(struct ibv_ah *ah);
+
+/* ---- memory windows (rxe_mw.c) ------------------------------------------- */
+
+struct ibv_mw *rxe_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int rxe_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind);
+int rxe_dealloc_mw(struct ibv_mw *mw);
+
+#endif
