@@ -167,7 +167,7 @@ START_TEST(test_siw)
 }
 END_TEST
 
-Suite *make_harness_suite(void)
+static Suite *make_harness_suite(void)
 {
 	Suite *s = suite_create("harness");
 	TCase *tc = tcase_create("vm");

@@ -1,0 +1,154 @@
+#!/bin/bash
+# tests/integration/test_rping.sh -- rdma_cm programs over siw0 and rxe0,
+# run inside the test VM (tests/vm/run --netdev dummy --siw): Debian's
+# librdmacm on top of softverbs' libibverbs.
+#
+#   test_rping.sh [-v]
+#
+# rping -s / rping -c -C $RPING_COUNT -v over siw0 and over rxe0, with
+# softverbs on both ends and mixed with rdma-core both ways round; then
+# perftest's ib_write_bw -R, ib_send_bw -R and ib_read_bw -R over siw0
+# with softverbs on both ends. Every server and client runs under a
+# timeout, on a port of its own. Prints PASS/FAIL per case; exit 0 all
+# passed, 1 some failed, 77 skipped (no device with an address, no rping,
+# no softverbs build). A missing perftest skips only its cases.
+#
+# Environment: SIW_DEV/SIW_IP, RXE_DEV/RXE_IP (tests/vm/run);
+# SOFTVERBS_LIBDIR (default: lib/.libs of this tree); RPING_COUNT (1000);
+# PERFTEST_ITERS (1000); RPING_TIMEOUT seconds per end (150).
+set -u
+verbose=0
+[ "${1:-}" = -v ] && verbose=1
+
+here=$(cd "$(dirname "$0")" && pwd)
+libdir=${SOFTVERBS_LIBDIR:-$here/../../lib/.libs}
+count=${RPING_COUNT:-1000}
+iters=${PERFTEST_ITERS:-1000}
+tmo=${RPING_TIMEOUT:-150}
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
+command -v rping > /dev/null || skip "rping missing (apt-get install rdmacm-utils)"
+devs=()
+# rdma_cm needs an address on the device's netdev; rxe on lo has none
+# that rdma_cm can use, so only "--netdev dummy" rxe counts
+if [ -n "${SIW_DEV:-}" ] && [ -e "/sys/class/infiniband/$SIW_DEV" ] &&
+    [ -n "${SIW_IP:-}" ]; then
+    devs+=("$SIW_DEV $SIW_IP")
+fi
+if [ -n "${RXE_DEV:-}" ] && [ -e "/sys/class/infiniband/$RXE_DEV" ] &&
+    [ -n "${RXE_IP:-}" ] && [ "${RXE_IP}" != 127.0.0.1 ]; then
+    devs+=("$RXE_DEV $RXE_IP")
+fi
+[ ${#devs[@]} -gt 0 ] ||
+    skip "no siw0 / rxe0 with an rdma_cm address: run in tests/vm/run --netdev dummy --siw"
+# the softverbs end must really load softverbs, under librdmacm too
+LD_LIBRARY_PATH=$libdir ldd "$(command -v rping)" |
+    grep -q "$libdir/libibverbs.so.1" ||
+    { echo "FAIL: LD_LIBRARY_PATH=$libdir does not make rping load softverbs"; exit 1; }
+modprobe rdma_ucm 2> /dev/null
+
+work=$(mktemp -d /tmp/rping.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+port=19700
+pass=0 fail=0 skipped=0
+
+label() {
+    if [ "$1" = sv ]; then echo softverbs; else echo rdma-core; fi
+}
+
+end_env() {
+    if [ "$1" = sv ]; then
+        echo "LD_LIBRARY_PATH=$libdir"
+    else
+        echo "LD_LIBRARY_PATH="
+    fi
+}
+
+# wait_listen PORT PID: until an rdma_cm id listens on PORT (the server
+# is ready) or the server is gone
+wait_listen() {
+    for _ in $(seq 150); do
+        rdma res show cm_id 2> /dev/null | grep -q "LISTEN.*src-port $1 " &&
+            return 0
+        kill -0 "$2" 2> /dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# report NAME SRV_RC CLI_RC OK: one PASS/FAIL line
+report() {
+    if [ "$2" = 0 ] && [ "$3" = 0 ] && [ "$4" = 1 ]; then
+        echo "PASS: $1"
+        pass=$((pass + 1))
+        [ $verbose = 1 ] && tail -n 2 "$work/client.log"
+    else
+        echo "FAIL: $1: server exit $2, client exit $3"
+        echo "---- server:"; tail -n 8 "$work/server.log"
+        echo "---- client:"; tail -n 8 "$work/client.log"
+        fail=$((fail + 1))
+    fi
+}
+
+# rping_case SERVER CLIENT DEV IP
+rping_case() {
+    local s=$1 c=$2 dev=$3 ip=$4 spid srv_rc cli_rc ok=0 name
+    port=$((port + 1))
+    name="rping -C $count over $dev (server $(label "$s"), client $(label "$c"))"
+    env "$(end_env "$s")" timeout -k 5 "$tmo" \
+        rping -s -a "$ip" -p $port > "$work/server.log" 2>&1 &
+    spid=$!
+    wait_listen $port $spid
+    env "$(end_env "$c")" timeout -k 5 "$tmo" \
+        rping -c -a "$ip" -p $port -C "$count" -v > "$work/client.log" 2>&1
+    cli_rc=$?
+    wait $spid
+    srv_rc=$?
+    # -v prints every ping; the last one proves all $count went through
+    grep -q "rdma-ping-$((count - 1)):" "$work/client.log" && ok=1
+    report "$name" $srv_rc $cli_rc $ok
+}
+
+# perftest_case PROG DEV IP: softverbs on both ends, connected by rdma_cm
+perftest_case() {
+    local prog=$1 dev=$2 ip=$3 spid srv_rc cli_rc ok=0 name
+    port=$((port + 1))
+    name="$prog -R over $dev (softverbs both ends)"
+    if ! command -v "$prog" > /dev/null; then
+        echo "SKIP: $name: $prog missing (apt-get install perftest)"
+        skipped=$((skipped + 1))
+        return
+    fi
+    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+        "$prog" -R -d "$dev" -p $port -n "$iters" \
+        > "$work/server.log" 2>&1 &
+    spid=$!
+    wait_listen $port $spid
+    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+        "$prog" -R -d "$dev" -p $port -n "$iters" "$ip" \
+        > "$work/client.log" 2>&1
+    cli_rc=$?
+    wait $spid
+    srv_rc=$?
+    # the result table: "#bytes #iterations BW peak ..." then one row
+    grep -Eq "^ *[0-9]+ +$iters +[0-9.]+" "$work/client.log" && ok=1
+    report "$name" $srv_rc $cli_rc $ok
+}
+
+for d in "${devs[@]}"; do
+    # shellcheck disable=SC2086
+    set -- $d
+    for ends in "sv sv" "sv rc" "rc sv"; do
+        # shellcheck disable=SC2086
+        rping_case $ends "$1" "$2"
+    done
+done
+if [ -n "${SIW_DEV:-}" ] && [ "${devs[0]%% *}" = "$SIW_DEV" ]; then
+    for prog in ib_write_bw ib_send_bw ib_read_bw; do
+        perftest_case $prog "$SIW_DEV" "$SIW_IP"
+    done
+fi
+
+echo "test_rping: $pass passed, $fail failed, $skipped skipped"
+[ $fail = 0 ]
