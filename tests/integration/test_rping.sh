@@ -69,7 +69,7 @@ end_env() {
 # is ready) or the server is gone
 wait_listen() {
     for _ in $(seq 150); do
-        rdma res show cm_id 2> /dev/null | grep -q "LISTEN.*src-port $1 " &&
+        rdma res show cm_id 2> /dev/null | grep -q "LISTEN.*:$1 " &&
             return 0
         kill -0 "$2" 2> /dev/null || return 1
         sleep 0.1
