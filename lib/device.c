@@ -278,27 +278,30 @@ static int sysfs_one(const char *class_dir, const char *entry,
 	return 0;
 }
 
+static int is_uverbs(const struct dirent *de)
+{
+	return !strncmp(de->d_name, "uverbs", 6);
+}
+
+/* In uverbsN order (versionsort: uverbs2 before uverbs10), which is the
+ * order the devices were created in, like the kernel's device index that
+ * orders the netlink listing; readdir's order is a hash order. */
 static int discover_sysfs(struct dev_vec *vec, const char *class_dir)
 {
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
+	struct dirent **names;
+	int n, ret = 0;
 
-	d = opendir(class_dir);
-	if (!d)
+	n = scandir(class_dir, &names, is_uverbs, versionsort);
+	if (n < 0)
 		return -errno;
-	while ((de = readdir(d))) {
+	for (int i = 0; i < n; i++) {
 		struct found f;
 
-		if (strncmp(de->d_name, "uverbs", 6))
-			continue;
-		if (sysfs_one(class_dir, de->d_name, &f))
-			continue;
-		ret = vec_add_found(vec, &f);
-		if (ret)
-			break;
+		if (!ret && !sysfs_one(class_dir, names[i]->d_name, &f))
+			ret = vec_add_found(vec, &f);
+		free(names[i]);
 	}
-	closedir(d);
+	free(names);
 	return ret;
 }
 

@@ -145,10 +145,14 @@ int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 int siw_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct siw_cq *cq = to_siw_cq(ibcq);
-	uint32_t flags = SIW_NOTIFY_SOLICITED;
+	uint32_t flags = SIW_NOTIFY_SOLICITED | SIW_NOTIFY_NEXT_COMPLETION;
 
-	if (!solicited_only)
-		flags |= SIW_NOTIFY_NEXT_COMPLETION;
+	/* siw 6.1 never marks a receive completion solicited (it tests the
+	 * word with SIGNALLED only), so arming for solicited completions
+	 * alone would never fire for the receives it is meant for. Arm for
+	 * the next completion instead: an event too many is harmless (the
+	 * application polls and re-arms), a missing one hangs it. */
+	(void)solicited_only;
 	/* Sequentially consistent: siw reads the word after writing a CQE,
 	 * and the application polls after arming; neither may miss the
 	 * other's store. siw clears it when it raises the event. */

@@ -110,16 +110,11 @@ rping_case() {
     report "$name" $srv_rc $cli_rc $ok
 }
 
-# perftest_case PROG DEV IP: softverbs on both ends, connected by rdma_cm
-perftest_case() {
-    local prog=$1 dev=$2 ip=$3 spid srv_rc cli_rc ok=0 name
+# perftest_try PROG DEV IP: one server/client run; sets srv_rc cli_rc ok
+perftest_try() {
+    local prog=$1 dev=$2 ip=$3 spid
     port=$((port + 1))
-    name="$prog -R over $dev (softverbs both ends)"
-    if ! command -v "$prog" > /dev/null; then
-        echo "SKIP: $name: $prog missing (apt-get install perftest)"
-        skipped=$((skipped + 1))
-        return
-    fi
+    ok=0
     env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
         "$prog" -R -d "$dev" -p $port -n "$iters" \
         > "$work/server.log" 2>&1 &
@@ -133,6 +128,27 @@ perftest_case() {
     srv_rc=$?
     # the result table: "#bytes #iterations BW peak ..." then one row
     grep -Eq "^ *[0-9]+ +$iters +[0-9.]+" "$work/client.log" && ok=1
+    [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ $ok = 1 ]
+}
+
+# perftest_case PROG DEV IP: softverbs on both ends, connected by rdma_cm.
+# One retry: perftest -R over siw sometimes fails under emulation, during
+# the measurement or in its closing exchange over rdma_cm, with rdma-core's
+# libsiw as well (1 run in 15 of each in one boot); twice in a row is a
+# failure.
+perftest_case() {
+    local prog=$1 dev=$2 ip=$3 srv_rc cli_rc ok name
+    name="$prog -R over $dev (softverbs both ends)"
+    if ! command -v "$prog" > /dev/null; then
+        echo "SKIP: $name: $prog missing (apt-get install perftest)"
+        skipped=$((skipped + 1))
+        return
+    fi
+    if ! perftest_try "$prog" "$dev" "$ip"; then
+        echo "note: $name: first run failed (server exit $srv_rc, client exit $cli_rc); retrying once"
+        tail -n 3 "$work/client.log"
+        perftest_try "$prog" "$dev" "$ip"
+    fi
     report "$name" $srv_rc $cli_rc $ok
 }
 
