@@ -1,7 +1,8 @@
 /* The context-ops defaults: every slot answers, so a provider fills only
  * what it implements. Most defaults say EOPNOTSUPP; where the uverbs
  * command alone does the whole job (PD, MR, MW dealloc, mcast, device and
- * port queries) the default is the generic command implementation. */
+ * port queries, QP/SRQ query and QP modify) the default is the generic
+ * command implementation. */
 #include "config.h"
 
 #include <errno.h>
@@ -56,7 +57,6 @@ NOSUP_PTR(create_srq, struct ibv_srq, struct ibv_pd *pd, struct ibv_srq_init_att
 NOSUP_PTR(create_srq_ex, struct ibv_srq, struct ibv_context *c,
 	  struct ibv_srq_init_attr_ex *a)
 NOSUP_INT(modify_srq, struct ibv_srq *s, struct ibv_srq_attr *a, int m)
-NOSUP_INT(query_srq, struct ibv_srq *s, struct ibv_srq_attr *a)
 NOSUP_INT(destroy_srq, struct ibv_srq *s)
 NOSUP_INT(post_srq_recv, struct ibv_srq *s, struct ibv_recv_wr *wr,
 	  struct ibv_recv_wr **bad)
@@ -67,9 +67,6 @@ NOSUP_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *
 NOSUP_PTR(create_qp_ex, struct ibv_qp, struct ibv_context *c,
 	  struct ibv_qp_init_attr_ex *a)
 NOSUP_PTR(open_qp, struct ibv_qp, struct ibv_context *c, struct ibv_qp_open_attr *a)
-NOSUP_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
-	  struct ibv_qp_init_attr *i)
-NOSUP_INT(modify_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m)
 NOSUP_INT(modify_qp_rate_limit, struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *a)
 NOSUP_INT(destroy_qp, struct ibv_qp *qp)
 static int nosup_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -216,6 +213,31 @@ static int generic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	return sv_pos_errno(sv_cmd_detach_mcast(qp, gid, lid));
 }
 
+static int generic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	return sv_pos_errno(sv_cmd_query_srq(srq, attr));
+}
+
+static int generic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	return sv_pos_errno(sv_cmd_query_qp(qp, attr, attr_mask, init_attr));
+}
+
+/* A MODIFY_QP without driver trailers (rxe and siw need none). */
+static int generic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			     int attr_mask)
+{
+	int ret = sv_cmd_modify_qp(qp, attr, attr_mask, NULL);
+
+	if (ret)
+		sv_err("MODIFY_QP %#x (mask %#x, to state %d) failed: %s",
+		       qp->qp_num, attr_mask,
+		       attr_mask & IBV_QP_STATE ? (int)attr->qp_state : -1,
+		       strerror(-ret));
+	return sv_pos_errno(ret);
+}
+
 const struct sv_context_ops sv_default_ops = {
 	.query_device_ex = generic_query_device_ex,
 	.query_port = generic_query_port,
@@ -246,7 +268,7 @@ const struct sv_context_ops sv_default_ops = {
 	.create_srq = nosup_create_srq,
 	.create_srq_ex = nosup_create_srq_ex,
 	.modify_srq = nosup_modify_srq,
-	.query_srq = nosup_query_srq,
+	.query_srq = generic_query_srq,
 	.destroy_srq = nosup_destroy_srq,
 	.post_srq_recv = nosup_post_srq_recv,
 	.post_srq_ops = nosup_post_srq_ops,
@@ -254,8 +276,8 @@ const struct sv_context_ops sv_default_ops = {
 	.create_qp = nosup_create_qp,
 	.create_qp_ex = nosup_create_qp_ex,
 	.open_qp = nosup_open_qp,
-	.query_qp = nosup_query_qp,
-	.modify_qp = nosup_modify_qp,
+	.query_qp = generic_query_qp,
+	.modify_qp = generic_modify_qp,
 	.modify_qp_rate_limit = nosup_modify_qp_rate_limit,
 	.destroy_qp = nosup_destroy_qp,
 	.post_send = nosup_post_send,

@@ -102,9 +102,6 @@ unsigned int rxe_wc_flags(uint32_t kernel_flags);
 struct ibv_qp *rxe_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr);
-int rxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-		 struct ibv_qp_init_attr *init_attr);
-int rxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int rxe_destroy_qp(struct ibv_qp *qp);
 int rxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
@@ -155,7 +152,6 @@ struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
 				  struct ibv_srq_init_attr_ex *attr);
 int rxe_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		   int attr_mask);
-int rxe_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int rxe_destroy_srq(struct ibv_srq *srq);
 int rxe_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);

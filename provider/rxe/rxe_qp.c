@@ -189,26 +189,6 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	return ibqp;
 }
 
-int rxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-		 struct ibv_qp_init_attr *init_attr)
-{
-	return -sv_cmd_query_qp(qp, attr, attr_mask, init_attr);
-}
-
-int rxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
-{
-	int ret = sv_cmd_modify_qp(qp, attr, attr_mask, NULL);
-
-	if (ret)
-		sv_err("MODIFY_QP %#x (mask %#x, to state %d) failed: %s",
-		       qp->qp_num, attr_mask,
-		       attr_mask & IBV_QP_STATE ? (int)attr->qp_state : -1,
-		       strerror(-ret));
-	/* A reset zeroes the rings' elements but leaves the indices where
-	 * they were, so the private copies stay right. */
-	return -ret;
-}
-
 int rxe_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct rxe_qp *qp = to_rxe_qp(ibqp);

@@ -129,11 +129,6 @@ out:
 	return -ret;
 }
 
-int rxe_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
-{
-	return -sv_cmd_query_srq(srq, attr);
-}
-
 int rxe_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct rxe_srq *srq = to_rxe_srq(ibsrq);

@@ -102,9 +102,6 @@ int siw_destroy_cq(struct ibv_cq *cq);
 /* ---- queue pairs (siw_qp.c) ------------------------------------------------ */
 
 struct ibv_qp *siw_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
-int siw_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-		 struct ibv_qp_init_attr *init_attr);
-int siw_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int siw_destroy_qp(struct ibv_qp *qp);
 int siw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
@@ -117,7 +114,6 @@ struct ibv_srq *siw_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr);
 int siw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		   int attr_mask);
-int siw_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int siw_destroy_srq(struct ibv_srq *srq);
 int siw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);

@@ -178,24 +178,6 @@ err_free:
 	return NULL;
 }
 
-int siw_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-		 struct ibv_qp_init_attr *init_attr)
-{
-	return -sv_cmd_query_qp(qp, attr, attr_mask, init_attr);
-}
-
-int siw_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
-{
-	int ret = sv_cmd_modify_qp(qp, attr, attr_mask, NULL);
-
-	if (ret)
-		sv_err("MODIFY_QP %#x (mask %#x, to state %d) failed: %s",
-		       qp->qp_num, attr_mask,
-		       attr_mask & IBV_QP_STATE ? (int)attr->qp_state : -1,
-		       strerror(-ret));
-	return -ret;
-}
-
 int siw_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct siw_qp *qp = to_siw_qp(ibqp);

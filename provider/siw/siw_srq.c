@@ -52,11 +52,6 @@ int siw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 	return -sv_cmd_modify_srq(srq, attr, attr_mask, NULL);
 }
 
-int siw_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
-{
-	return -sv_cmd_query_srq(srq, attr);
-}
-
 int siw_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct siw_srq *srq = to_siw_srq(ibsrq);

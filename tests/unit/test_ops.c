@@ -69,7 +69,7 @@ START_TEST(unsupported_defaults_answer_eopnotsupp)
 	ck_assert_int_eq(sv_default_ops.poll_cq(NULL, 1, &wc), -EOPNOTSUPP);
 	ck_assert_int_eq(sv_default_ops.req_notify_cq(NULL, 0), EOPNOTSUPP);
 	ck_assert_int_eq(sv_default_ops.destroy_qp(NULL), EOPNOTSUPP);
-	ck_assert_int_eq(sv_default_ops.modify_qp(NULL, NULL, 0), EOPNOTSUPP);
+	ck_assert_int_eq(sv_default_ops.modify_qp_rate_limit(NULL, NULL), EOPNOTSUPP);
 }
 END_TEST
 
