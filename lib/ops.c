@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core.h"
@@ -121,8 +122,19 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 				   struct ibv_device_attr_ex *attr,
 				   size_t attr_size)
 {
-	return sv_pos_errno(sv_cmd_query_device_ex(ctx, input, attr, attr_size,
-						   NULL));
+	uint64_t raw_fw_ver = 0;
+	int ret;
+
+	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
+	if (ret)
+		return sv_pos_errno(ret);
+	/* The soft drivers report major.minor.sub in 16-bit fields (0.0.0
+	 * for rxe), which rdma-core's providers print this way. */
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(raw_fw_ver >> 32) & 0xffff,
+		 (unsigned int)(raw_fw_ver >> 16) & 0xffff,
+		 (unsigned int)raw_fw_ver & 0xffff);
+	return 0;
 }
 
 static int generic_query_port(struct ibv_context *ctx, uint8_t port_num,

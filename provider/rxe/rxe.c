@@ -1,44 +1,13 @@
-/* Soft-RoCE (rdma_rxe): the provider table and the control path (context,
- * device and port queries). The data path lives in rxe_cq.c, rxe_qp.c,
- * and friends, whose functions fill the remaining slots of rxe_ctx_ops. */
+/* Soft-RoCE (rdma_rxe): the provider table. The control path (context,
+ * device and port queries, PD, MR, mcast, QP modify and queries) is the
+ * core's generic commands, since rxe needs no trailers for them; the data
+ * path lives in rxe_cq.c, rxe_qp.c and friends. */
 #include "config.h"
-
-#include <stdio.h>
 
 #include "rxe.h"
 #include "rxe_dp.h"
 
-static int rxe_query_device(struct ibv_context *ctx,
-			    const struct ibv_query_device_ex_input *input,
-			    struct ibv_device_attr_ex *attr, size_t attr_size)
-{
-	uint64_t raw_fw_ver = 0;
-	int ret;
-
-	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
-	if (ret)
-		return -ret;
-	/* rxe reports its firmware version as major.minor.sub in 16-bit
-	 * fields (0.0.0 today) */
-	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
-		 "%u.%u.%u", (unsigned int)(raw_fw_ver >> 32) & 0xffff,
-		 (unsigned int)(raw_fw_ver >> 16) & 0xffff,
-		 (unsigned int)raw_fw_ver & 0xffff);
-	return 0;
-}
-
-static int rxe_query_port(struct ibv_context *ctx, uint8_t port_num,
-			  struct ibv_port_attr *attr)
-{
-	return -sv_cmd_query_port(ctx, port_num, attr);
-}
-
 static const struct sv_context_ops rxe_ctx_ops = {
-	.query_device_ex = rxe_query_device,
-	.query_port = rxe_query_port,
-	/* PD, MR, mcast: the core's generic commands (rxe needs no
-	 * trailers for them). */
-
 	/* the data path (rxe_dp.h) */
 	.create_cq = rxe_create_cq,
 	.create_cq_ex = rxe_create_cq_ex,

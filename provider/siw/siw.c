@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,30 +27,6 @@ static int siw_alloc_context(struct sv_context *sv)
 		return ret;
 	ctx->dev_id = resp.dev_id;
 	return 0;
-}
-
-static int siw_query_device(struct ibv_context *ctx,
-			    const struct ibv_query_device_ex_input *input,
-			    struct ibv_device_attr_ex *attr, size_t attr_size)
-{
-	uint64_t raw_fw_ver = 0;
-	int ret;
-
-	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
-	if (ret)
-		return -ret;
-	/* major.minor.sub in 16-bit fields, like rdma-core's libsiw shows */
-	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
-		 "%u.%u.%u", (unsigned int)(raw_fw_ver >> 32) & 0xffff,
-		 (unsigned int)(raw_fw_ver >> 16) & 0xffff,
-		 (unsigned int)raw_fw_ver & 0xffff);
-	return 0;
-}
-
-static int siw_query_port(struct ibv_context *ctx, uint8_t port_num,
-			  struct ibv_port_attr *attr)
-{
-	return -sv_cmd_query_port(ctx, port_num, attr);
 }
 
 /* siw insists on its REG_MR trailers (an 8-bit key it ORs into the STag,
@@ -83,8 +58,6 @@ static struct ibv_mr *siw_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 }
 
 static const struct sv_context_ops siw_ctx_ops = {
-	.query_device_ex = siw_query_device,
-	.query_port = siw_query_port,
 	/* PD, dereg: the core's generic commands; rereg: siw has none (the
 	 * kernel answers EOPNOTSUPP) */
 	.reg_mr = siw_reg_mr,
