@@ -1,0 +1,183 @@
+/* bench/fork_latency: what registered memory costs at fork(), for
+ * bench/fork-latency.sh. Linked against the system's -libverbs, so the
+ * same binary runs on rdma-core, or on softverbs with
+ * LD_LIBRARY_PATH=<softverbs>/lib/.libs. Fork safety comes from the
+ * environment (RDMAV_FORK_SAFE=1 or unset) for both libraries.
+ *
+ *   fork_latency fork MIB COUNT
+ *       register one MIB MiB buffer, then COUNT times: fork(), the child
+ *       reads its resident size from /proc/self/statm and exits, the
+ *       parent waits. Prints one line:
+ *       lib=... mib=... fork_us=<median> forkwait_us=<median> child_rss_kib=<median>
+ *   fork_latency vmas N
+ *       register N separate one-page buffers (every other page of one
+ *       mapping, as separate allocations end up) and print the number of
+ *       mappings (/proc/self/maps lines) before and after:
+ *       lib=... mrs=N maps_before=... maps_after=...
+ *
+ * Device: env RXE_DEV or the first. Exit 0, or 1 with a message. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096ul
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "fork_latency: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	if (!f)
+		fail("/proc/self/maps");
+	while ((c = getc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static struct ibv_pd *open_pd(void)
+{
+	const char *want = getenv("RXE_DEV");
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	struct ibv_pd *pd;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n && !ctx; i++)
+		if (!want || !strcmp(ibv_get_device_name(list[i]), want))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		fail("no RDMA device to open");
+	ibv_free_device_list(list);
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		fail("ibv_alloc_pd");
+	return pd;
+}
+
+static const char *lib_name(void)
+{
+	return dlsym(RTLD_DEFAULT, "softverbs_fork_stats") ? "softverbs" : "rdma-core";
+}
+
+static int bench_fork(struct ibv_pd *pd, size_t mib, int count)
+{
+	size_t len = mib << 20;
+	double *t_fork = calloc((size_t)count, sizeof(double));
+	double *t_all = calloc((size_t)count, sizeof(double));
+	double *rss = calloc((size_t)count, sizeof(double));
+	uint8_t *buf;
+
+	if (!t_fork || !t_all || !rss)
+		fail("calloc");
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		fail("mmap");
+	memset(buf, 0x5a, len);
+	if (!ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+		fail("ibv_reg_mr (ulimit -l?)");
+	for (int i = 0; i < count; i++) {
+		long pages[2] = { 0, 0 };
+		int fds[2], status;
+		double t0, t1;
+		pid_t pid;
+
+		if (pipe(fds))
+			fail("pipe");
+		t0 = now_us();
+		pid = fork();
+		if (pid < 0)
+			fail("fork");
+		if (pid == 0) {
+			FILE *f = fopen("/proc/self/statm", "r");
+
+			if (!f || fscanf(f, "%ld %ld", &pages[0], &pages[1]) != 2)
+				_exit(1);
+			if (write(fds[1], &pages[1], sizeof(long)) != sizeof(long))
+				_exit(1);
+			_exit(0);
+		}
+		t1 = now_us();
+		if (read(fds[0], &pages[1], sizeof(long)) != sizeof(long))
+			pages[1] = -1;
+		waitpid(pid, &status, 0);
+		t_all[i] = now_us() - t0;
+		t_fork[i] = t1 - t0;
+		rss[i] = (double)pages[1] * (double)(sysconf(_SC_PAGESIZE) / 1024);
+		close(fds[0]);
+		close(fds[1]);
+	}
+	printf("lib=%s mib=%zu fork_us=%.0f forkwait_us=%.0f child_rss_kib=%.0f\n", lib_name(),
+	       mib, median(t_fork, count), median(t_all, count), median(rss, count));
+	return 0;
+}
+
+static int bench_vmas(struct ibv_pd *pd, int n)
+{
+	uint8_t *area = mmap(NULL, 2 * PAGE * (size_t)n, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int before;
+
+	if (area == MAP_FAILED)
+		fail("mmap");
+	memset(area, 1, 2 * PAGE * (size_t)n);
+	before = count_maps();
+	for (int i = 0; i < n; i++)
+		if (!ibv_reg_mr(pd, area + 2 * PAGE * (size_t)i, PAGE, IBV_ACCESS_LOCAL_WRITE))
+			fail("ibv_reg_mr");
+	printf("lib=%s mrs=%d maps_before=%d maps_after=%d\n", lib_name(), n, before,
+	       count_maps());
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_pd *pd;
+
+	if (argc == 4 && !strcmp(argv[1], "fork")) {
+		pd = open_pd();
+		return bench_fork(pd, strtoul(argv[2], NULL, 0), atoi(argv[3]));
+	}
+	if (argc == 3 && !strcmp(argv[1], "vmas")) {
+		pd = open_pd();
+		return bench_vmas(pd, atoi(argv[2]));
+	}
+	fprintf(stderr, "usage: fork_latency fork MIB COUNT | fork_latency vmas N\n");
+	return 2;
+}

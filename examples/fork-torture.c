@@ -1,0 +1,927 @@
+/* fork-torture: RDMA traffic into registered memory while the process
+ * forks, over and over, in every way programs fork:
+ *
+ *   exit     fork(); the child looks at memory and exits
+ *   exec     fork() + execlp("true")
+ *   system   system(CMD)
+ *   spawn    posix_spawnp("true")
+ *   thread   a second thread forks (child looks, exits) while other
+ *            threads keep posting and polling on their own QPs
+ *
+ * Each round posts an RDMA WRITE, a SEND and an RDMA READ on an RC QP
+ * connected to another QP of the same device (loopback), forks while they
+ * are in flight, then checks every byte the device wrote. A fork-safety
+ * bug shows as data the parent does not see (the device wrote into a page
+ * the child got) or as a child that sees what it should not.
+ *
+ * What the child should see:
+ *   fork safety on   registered pages are not in the child at all (it
+ *                    gets SIGSEGV touching them), nor unregistered bytes
+ *                    sharing a page (or a huge page) with an MR; data on
+ *                    other pages is there.
+ *   fork safety off  everything, as it was at fork() (the kernel copies
+ *                    DMA-pinned pages into the child, or shares them).
+ *
+ * Memory shapes (--shape): plain (page-aligned MR), overlap (two MRs
+ * sharing pages, one re-registered every round), subpage (MRs of a few
+ * bytes inside pages that also hold unregistered data), huge (MRs inside
+ * a hugetlbfs 2 MiB page; needs /proc/sys/vm/nr_hugepages), big (one
+ * 1 GiB MR, see --big).
+ *
+ * Usage: fork-torture [options]
+ *   -w, --way WAY        exit|exec|system|spawn|thread|all (all)
+ *   -f, --fork-safe M    off|on|late (off; on = ibv_fork_init() first;
+ *                        late = rounds with it off, then ibv_fork_init()
+ *                        on the live MRs, then rounds with it on).
+ *                        RDMAV_FORK_SAFE=1 in the environment means on.
+ *   -S, --shape SHAPE    plain|overlap|subpage|huge|big (plain)
+ *   -s, --size BYTES     bytes per operation (65536; subpage: 1000)
+ *   -r, --rounds N       rounds per way (20)
+ *   -t, --seconds S      at most S seconds per way (no limit)
+ *   -T, --threads N      traffic threads for the thread way (2)
+ *   -b, --big MIB        size of the big MR (1024)
+ *   -c, --cmd CMD        command for the system way ("true")
+ *   -d, --device NAME    device (env RXE_DEV, else the first one)
+ *   -g, --gid INDEX      GID index (env RXE_GID, else 1)
+ * Exit: 0 nothing corrupted and every child saw what it should; 1 some
+ * data corrupted or a child saw the wrong thing; 2 bad usage or setup
+ * failure; 77 cannot run here (no device, no huge pages).
+ *
+ * Build: part of softverbs' `make`; run it as root or with a large
+ * `ulimit -l`, e.g. LD_LIBRARY_PATH=lib/.libs examples/.libs/fork-torture */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PAGE 4096ul
+#define HUGE_PAGE (2ul << 20)
+#define GUARD 256 /* unregistered bytes around each subpage MR */
+#define MAX_THREADS 8
+
+enum way { W_EXIT, W_EXEC, W_SYSTEM, W_SPAWN, W_THREAD, NWAYS };
+static const char *const way_names[NWAYS] = { "exit", "exec", "system", "spawn", "thread" };
+static const char *const way_words[NWAYS] = {
+	"fork() + exit", "fork() + exec", "system()", "posix_spawn()",
+	"fork() from a second thread during traffic",
+};
+
+enum shape { SH_PLAIN, SH_OVERLAP, SH_SUBPAGE, SH_HUGE, SH_BIG, NSHAPES };
+static const char *const shape_names[NSHAPES] = { "plain", "overlap", "subpage", "huge", "big" };
+
+/* The four slots of an area: the device writes DST (RDMA WRITE), RECV
+ * (SEND) and RD (RDMA READ); CANARY is registered and never written, so a
+ * child can compare it. */
+enum slot { DST, CANARY, RECV, RD, NSLOTS };
+
+static struct {
+	enum shape shape;
+	size_t size;
+	unsigned int rounds, seconds, threads;
+	size_t big;
+	const char *cmd, *dev, *safe;
+	int gid;
+} opt = { .rounds = 20, .threads = 2, .big = 1ul << 30, .cmd = "true", .safe = "off" };
+
+static int fork_safe; /* what the children must see: 1 = registered pages hidden */
+
+/* ---- data patterns ------------------------------------------------------- */
+
+static uint8_t pat(uint32_t seed, size_t i)
+{
+	uint32_t x = seed * 2654435761u ^ (uint32_t)i * 40503u ^ (uint32_t)(i >> 11) * 97u;
+
+	return (uint8_t)(x ^ x >> 13 ^ x >> 24);
+}
+
+static void fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pat(seed, i);
+}
+
+/* Index of the first byte that is not the pattern, or -1. */
+static long bad_byte(const uint8_t *p, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != pat(seed, i))
+			return (long)i;
+	return -1;
+}
+
+#define SEED_CANARY 0xc0ffeeu
+#define SEED_GUARD 0x6a6a6au
+#define SEED_OUTSIDE 0x050505u
+
+/* ---- reporting ----------------------------------------------------------- */
+
+static atomic_uint problems;
+
+static void problem(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_fetch_add(&problems, 1) >= 20)
+		return; /* counted, not printed */
+	va_start(ap, fmt);
+	fputs("  PROBLEM: ", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	va_end(ap);
+	fflush(stdout);
+}
+
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("fork-torture: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(code);
+}
+
+/* ---- memory: one area per QP pair, laid out by shape --------------------- */
+
+struct area {
+	uint8_t *map;
+	size_t map_len;
+	int huge;
+	uint8_t *slot[NSLOTS];
+	struct ibv_mr *mr[NSLOTS]; /* shape-dependent: 1, 2 or 4 MRs */
+	int nmr;
+	int slot_mr[NSLOTS];       /* which MR covers each slot */
+	uint8_t *guard;            /* unregistered bytes sharing a page with an MR */
+	size_t guard_len;
+	uint8_t *outside;          /* unregistered data on a page of its own */
+};
+
+static struct ibv_mr *reg(struct ibv_pd *pd, void *addr, size_t len)
+{
+	struct ibv_mr *mr = ibv_reg_mr(pd, addr, len,
+				       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ);
+
+	if (!mr)
+		die(2, "ibv_reg_mr(%zu bytes): %s%s", len, strerror(errno),
+		    errno == ENOMEM ? " (raise `ulimit -l`)" : "");
+	return mr;
+}
+
+static void area_create(struct area *a, struct ibv_pd *pd, enum shape shape)
+{
+	size_t len = opt.size, stride = (len + PAGE - 1) / PAGE * PAGE;
+	size_t off[NSLOTS];
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+
+	memset(a, 0, sizeof(*a));
+	switch (shape) {
+	case SH_SUBPAGE:
+		stride = (len + 2 * GUARD + PAGE - 1) / PAGE * PAGE;
+		for (int i = 0; i < NSLOTS; i++)
+			off[i] = i * stride + GUARD;
+		a->map_len = NSLOTS * stride + PAGE;
+		a->outside = (uint8_t *)0 + NSLOTS * stride; /* offsets for now */
+		break;
+	case SH_HUGE:
+		/* Not page aligned either, with unregistered bytes around. */
+		stride = (len + 2 * GUARD + PAGE - 1) / PAGE * PAGE;
+		if (2 * PAGE + NSLOTS * stride > HUGE_PAGE)
+			die(2, "--size %zu does not fit 4 times in a 2 MiB page", len);
+		for (int i = 0; i < NSLOTS; i++)
+			off[i] = 2 * PAGE + i * stride + GUARD;
+		a->map_len = 2 * HUGE_PAGE;
+		a->outside = (uint8_t *)0 + HUGE_PAGE;
+		a->huge = 1;
+		flags |= MAP_HUGETLB;
+		break;
+	case SH_BIG:
+		if (opt.big < NSLOTS * stride * 2)
+			die(2, "--big is too small for --size");
+		for (int i = 0; i < NSLOTS; i++)
+			off[i] = (opt.big / NSLOTS * i + opt.big / 8) / PAGE * PAGE;
+		a->map_len = opt.big + PAGE;
+		a->outside = (uint8_t *)0 + opt.big;
+		break;
+	default:
+		for (int i = 0; i < NSLOTS; i++)
+			off[i] = i * stride;
+		a->map_len = NSLOTS * stride + PAGE;
+		a->outside = (uint8_t *)0 + NSLOTS * stride;
+		break;
+	}
+	a->map = mmap(NULL, a->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (a->map == MAP_FAILED) {
+		if (a->huge)
+			die(77, "no 2 MiB huge pages (%s): echo 16 > /proc/sys/vm/nr_hugepages",
+			    strerror(errno));
+		die(2, "mmap(%zu bytes): %s", a->map_len, strerror(errno));
+	}
+	/* Everything not a slot holds a known pattern: guards and the outside
+	 * page must survive the traffic untouched. For the big shape only the
+	 * outside page is checked; the rest is just touched. */
+	if (shape == SH_BIG)
+		memset(a->map, 0x33, a->map_len);
+	else
+		fill(a->map, a->map_len, SEED_GUARD);
+	a->outside = a->map + (a->outside - (uint8_t *)0);
+	fill(a->outside, PAGE, SEED_OUTSIDE);
+	for (int i = 0; i < NSLOTS; i++)
+		a->slot[i] = a->map + off[i];
+	fill(a->slot[CANARY], len, SEED_CANARY);
+
+	switch (shape) {
+	case SH_PLAIN:
+	case SH_BIG:
+		a->mr[0] = reg(pd, a->map, shape == SH_BIG ? opt.big : NSLOTS * stride);
+		a->nmr = 1;
+		break;
+	case SH_OVERLAP:
+		/* MR 0 covers DST CANARY RECV, MR 1 covers CANARY RECV RD. */
+		a->mr[0] = reg(pd, a->slot[DST], 3 * stride);
+		a->mr[1] = reg(pd, a->slot[CANARY], 3 * stride);
+		a->nmr = 2;
+		a->slot_mr[RD] = 1;
+		a->slot_mr[CANARY] = 1;
+		break;
+	default: /* subpage, huge: one MR per slot, not page aligned */
+		for (int i = 0; i < NSLOTS; i++) {
+			a->mr[i] = reg(pd, a->slot[i], len);
+			a->slot_mr[i] = i;
+		}
+		a->nmr = NSLOTS;
+		break;
+	}
+	if (shape == SH_SUBPAGE) {
+		a->guard = a->slot[CANARY] - GUARD; /* same page as the canary */
+		a->guard_len = GUARD;
+	} else if (shape == SH_HUGE) {
+		a->guard = a->map; /* same huge page as the MRs */
+		a->guard_len = PAGE;
+	}
+}
+
+static void area_destroy(struct area *a)
+{
+	for (int i = 0; i < a->nmr; i++)
+		if (ibv_dereg_mr(a->mr[i]))
+			problem("ibv_dereg_mr failed");
+	munmap(a->map, a->map_len);
+}
+
+/* Overlap shape: deregister one of the two overlapping MRs and register
+ * it again. Their shared pages (CANARY, RECV) must stay protected all
+ * along, and the pages of the new MR be protected again. */
+static void area_rereg(struct area *a, struct ibv_pd *pd, unsigned int round)
+{
+	int i = round & 1;
+
+	if (ibv_dereg_mr(a->mr[i]))
+		die(2, "ibv_dereg_mr: %s", strerror(errno));
+	a->mr[i] = reg(pd, i ? a->slot[CANARY] : a->slot[DST],
+		       3 * ((opt.size + PAGE - 1) / PAGE * PAGE));
+	a->slot_mr[RECV] = i; /* RECV alternates between the two */
+}
+
+/* Bytes around the slots (everything a WRITE/SEND/READ must not touch). */
+static void area_check_untouched(struct area *a, int pair, unsigned int round)
+{
+	long b = bad_byte(a->slot[CANARY], opt.size, SEED_CANARY);
+
+	if (b >= 0)
+		problem("pair %d round %u: the registered canary (never written) changed at byte %ld",
+			pair, round, b);
+	if (bad_byte(a->outside, PAGE, SEED_OUTSIDE) >= 0)
+		problem("pair %d round %u: unregistered data on another page changed", pair, round);
+	if (opt.shape == SH_SUBPAGE || opt.shape == SH_HUGE) {
+		for (int i = 0; i < NSLOTS; i++) {
+			size_t before = a->slot[i] - a->map;
+			uint8_t *after = a->slot[i] + opt.size;
+
+			for (size_t k = 0; k < GUARD; k++)
+				if (a->slot[i][-1 - (long)k] != pat(SEED_GUARD, before - 1 - k) ||
+				    after[k] != pat(SEED_GUARD, (size_t)(after - a->map) + k)) {
+					problem("pair %d round %u: unregistered bytes next to MR %d changed",
+						pair, round, i);
+					break;
+				}
+		}
+	}
+}
+
+/* ---- the device: one RC QP pair per traffic thread ----------------------- */
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static union ibv_gid gid;
+
+struct pair {
+	int id;
+	struct ibv_cq *cq[2];
+	struct ibv_qp *qp[2]; /* qp[0] sends WRITE, SEND, READ to qp[1] */
+	uint8_t *src;         /* registered source of WRITE and SEND */
+	struct ibv_mr *src_mr;
+	struct area area;
+	uint32_t seed;
+	unsigned long ops;    /* operations verified */
+};
+
+static void open_device(void)
+{
+	struct ibv_device **list;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	if (!list || n == 0)
+		die(77, "no RDMA device (load rdma_rxe and `rdma link add rxe0 type rxe netdev lo`)");
+	for (int i = 0; i < n && !ctx; i++)
+		if (!opt.dev || !strcmp(ibv_get_device_name(list[i]), opt.dev))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die(77, "cannot open device %s", opt.dev ? opt.dev : "(first)");
+	pd = ibv_alloc_pd(ctx);
+	if (!pd || ibv_query_gid(ctx, 1, opt.gid, &gid))
+		die(2, "ibv_alloc_pd / ibv_query_gid(index %d) failed", opt.gid);
+}
+
+static void qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char *what)
+{
+	int ret = ibv_modify_qp(qp, a, mask);
+
+	if (ret)
+		die(2, "modify QP to %s: %s", what, strerror(ret));
+}
+
+static void connect_qp(struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	};
+
+	qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+		  "INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 1;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = gid; /* loopback: our own address */
+	a.ah_attr.grh.sgid_index = (uint8_t)opt.gid;
+	a.ah_attr.grh.hop_limit = 1;
+	qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+		  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+}
+
+static void pair_create(struct pair *p, int id, enum shape shape)
+{
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	for (int i = 0; i < 2; i++) {
+		struct ibv_qp_init_attr ia = {
+			.qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+				 .max_recv_sge = 1 },
+		};
+
+		p->cq[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		if (!p->cq[i])
+			die(2, "ibv_create_cq: %s", strerror(errno));
+		ia.send_cq = ia.recv_cq = p->cq[i];
+		p->qp[i] = ibv_create_qp(pd, &ia);
+		if (!p->qp[i])
+			die(2, "ibv_create_qp: %s", strerror(errno));
+	}
+	connect_qp(p->qp[0], p->qp[1]->qp_num);
+	connect_qp(p->qp[1], p->qp[0]->qp_num);
+	p->src = aligned_alloc(PAGE, (opt.size + PAGE - 1) / PAGE * PAGE);
+	if (!p->src)
+		die(2, "out of memory");
+	p->src_mr = reg(pd, p->src, opt.size);
+	area_create(&p->area, pd, shape);
+	p->seed = (uint32_t)id << 24;
+}
+
+static void pair_destroy(struct pair *p)
+{
+	area_destroy(&p->area);
+	ibv_dereg_mr(p->src_mr);
+	free(p->src);
+	for (int i = 0; i < 2; i++) {
+		ibv_destroy_qp(p->qp[i]);
+		ibv_destroy_cq(p->cq[i]);
+	}
+}
+
+/* Start a round: new data in src, then WRITE src -> DST, SEND src -> RECV
+ * and READ DST -> RD, all in flight when this returns. */
+static void round_post(struct pair *p)
+{
+	struct area *a = &p->area;
+	uint32_t len = (uint32_t)opt.size;
+	struct ibv_sge s_src = { (uintptr_t)p->src, len, p->src_mr->lkey };
+	struct ibv_sge s_recv = { (uintptr_t)a->slot[RECV], len, a->mr[a->slot_mr[RECV]]->lkey };
+	struct ibv_sge s_rd = { (uintptr_t)a->slot[RD], len, a->mr[a->slot_mr[RD]]->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &s_recv, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr w[3], *sbad;
+	int ret;
+
+	p->seed++;
+	fill(p->src, opt.size, p->seed);
+	memset(w, 0, sizeof(w));
+	w[0].opcode = IBV_WR_RDMA_WRITE;
+	w[0].sg_list = &s_src;
+	w[0].wr.rdma.remote_addr = (uintptr_t)a->slot[DST];
+	w[0].wr.rdma.rkey = a->mr[a->slot_mr[DST]]->rkey;
+	w[1].opcode = IBV_WR_SEND;
+	w[1].sg_list = &s_src;
+	w[2].opcode = IBV_WR_RDMA_READ;
+	w[2].sg_list = &s_rd;
+	w[2].wr.rdma = w[0].wr.rdma; /* reads back what the WRITE put there */
+	for (int i = 0; i < 3; i++) {
+		w[i].wr_id = (uint64_t)i;
+		w[i].num_sge = 1;
+		w[i].send_flags = IBV_SEND_SIGNALED;
+		w[i].next = i < 2 ? &w[i + 1] : NULL;
+	}
+	ret = ibv_post_recv(p->qp[1], &rwr, &rbad);
+	if (!ret)
+		ret = ibv_post_send(p->qp[0], w, &sbad);
+	if (ret)
+		die(2, "posting work requests: %s", strerror(ret));
+}
+
+static void poll_n(struct pair *p, int side, int n, unsigned int round)
+{
+	static const char *const op[] = { "RDMA WRITE", "SEND", "RDMA READ" };
+	time_t end = time(NULL) + 60; /* a hang guard, not a timing */
+	struct ibv_wc wc;
+
+	while (n > 0) {
+		int got = ibv_poll_cq(p->cq[side], 1, &wc);
+
+		if (got < 0)
+			die(2, "ibv_poll_cq failed");
+		if (got == 0) {
+			if (time(NULL) > end)
+				die(1, "pair %d round %u: no completion in 60 s", p->id, round);
+			continue;
+		}
+		n--;
+		if (wc.status != IBV_WC_SUCCESS)
+			die(1, "pair %d round %u: %s completed with \"%s\"", p->id, round,
+			    side ? "RECV" : op[wc.wr_id % 3], ibv_wc_status_str(wc.status));
+	}
+}
+
+/* Finish a round: wait for the 4 completions and check what the device
+ * wrote is what the parent sees. */
+static void round_complete(struct pair *p, unsigned int round)
+{
+	static const char *const what[NSLOTS] = {
+		[DST] = "RDMA WRITE target", [RECV] = "SEND receive buffer",
+		[RD] = "RDMA READ destination",
+	};
+	static const enum slot written[] = { DST, RECV, RD };
+
+	poll_n(p, 0, 3, round);
+	poll_n(p, 1, 1, round);
+	for (int i = 0; i < 3; i++) {
+		long b = bad_byte(p->area.slot[written[i]], opt.size, p->seed);
+
+		if (b >= 0)
+			problem("pair %d round %u: CORRUPTED %s at byte %ld (expected %#x, found %#x)",
+				p->id, round, what[written[i]], b, pat(p->seed, (size_t)b),
+				p->area.slot[written[i]][b]);
+		else
+			p->ops++;
+	}
+	area_check_untouched(&p->area, p->id, round);
+}
+
+/* ---- children: what they see --------------------------------------------- */
+
+/* What a child found, sent to the parent through a pipe. */
+struct seen {
+	uint8_t slot[NSLOTS]; /* first byte readable */
+	uint8_t canary_ok;    /* readable and equal to the pattern */
+	uint8_t guard, guard_ok;
+	uint8_t outside, outside_ok;
+};
+
+static sigjmp_buf probe_env;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(probe_env, 1);
+}
+
+static int readable(const uint8_t *p)
+{
+	if (sigsetjmp(probe_env, 1))
+		return 0;
+	(void)*(const volatile uint8_t *)p;
+	return 1;
+}
+
+/* Runs in the child: look, report, then touch a registered page for real
+ * (which must kill it with SIGSEGV when fork safety is on). */
+static void child_look(const struct area *a, int fd)
+{
+	struct sigaction sa = { .sa_handler = on_segv };
+	struct seen s;
+
+	memset(&s, 0, sizeof(s));
+	sigaction(SIGSEGV, &sa, NULL);
+	for (int i = 0; i < NSLOTS; i++)
+		s.slot[i] = (uint8_t)readable(a->slot[i]);
+	s.canary_ok = s.slot[CANARY] && bad_byte(a->slot[CANARY], opt.size, SEED_CANARY) < 0;
+	if (a->guard) {
+		s.guard = (uint8_t)readable(a->guard);
+		/* the guard's pattern counts from the start of the map */
+		if (s.guard) {
+			size_t o = (size_t)(a->guard - a->map);
+
+			s.guard_ok = 1;
+			for (size_t k = 0; k < a->guard_len; k++)
+				if (a->guard[k] != pat(SEED_GUARD, o + k))
+					s.guard_ok = 0;
+		}
+	}
+	s.outside = (uint8_t)readable(a->outside);
+	s.outside_ok = s.outside && bad_byte(a->outside, PAGE, SEED_OUTSIDE) < 0;
+	if (write(fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
+		_exit(3);
+	close(fd);
+	signal(SIGSEGV, SIG_DFL);
+	(void)*(const volatile uint8_t *)a->slot[CANARY];
+	_exit(0);
+}
+
+/* Parent: judge what the child saw against what fork safety promises. */
+static void judge(const struct seen *s, int status, enum way w, unsigned int round)
+{
+	const char *name = way_names[w];
+
+	if (fork_safe) {
+		for (int i = 0; i < NSLOTS; i++)
+			if (s->slot[i]) {
+				problem("%s round %u: the child could read registered memory (MR %d) although fork safety is on",
+					name, round, i);
+				break;
+			}
+		if (s->guard)
+			problem("%s round %u: the child could read unregistered bytes on a %s holding an MR although fork safety is on",
+				name, round, opt.shape == SH_HUGE ? "huge page" : "page");
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV)
+			problem("%s round %u: the child touched a registered page and did not die with SIGSEGV",
+				name, round);
+	} else {
+		if (!s->canary_ok)
+			problem("%s round %u: fork safety is off, yet the child did not see the registered data",
+				name, round);
+		if (s->guard && !s->guard_ok)
+			problem("%s round %u: the child did not see unregistered bytes next to an MR",
+				name, round);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			problem("%s round %u: the child touching registered memory failed (status %#x)",
+				name, round, status);
+	}
+	if (!s->outside_ok)
+		problem("%s round %u: the child could not read unregistered data on another page",
+			name, round);
+}
+
+static void fork_and_look(const struct area *a, enum way w, unsigned int round)
+{
+	struct seen s;
+	int fds[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(fds))
+		die(2, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die(2, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(fds[0]);
+		child_look(a, fds[1]);
+	}
+	close(fds[1]);
+	n = read(fds[0], &s, sizeof(s));
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	if (n != (ssize_t)sizeof(s)) {
+		problem("%s round %u: the child died before reporting (status %#x)",
+			way_names[w], round, status);
+		return;
+	}
+	judge(&s, status, w, round);
+}
+
+static void run_command(enum way w, unsigned int round)
+{
+	char *argv[] = { "true", NULL };
+	int status = 0;
+	pid_t pid;
+
+	switch (w) {
+	case W_EXEC:
+		pid = fork();
+		if (pid < 0)
+			die(2, "fork: %s", strerror(errno));
+		if (pid == 0) {
+			execlp("true", "true", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		break;
+	case W_SYSTEM:
+		status = system(opt.cmd);
+		break;
+	default:
+		errno = posix_spawnp(&pid, "true", NULL, NULL, argv, environ);
+		if (errno)
+			die(2, "posix_spawnp: %s", strerror(errno));
+		waitpid(pid, &status, 0);
+		break;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		problem("%s round %u: the command failed (status %#x)", way_names[w], round, status);
+}
+
+/* ---- the ways ------------------------------------------------------------ */
+
+static time_t deadline(void)
+{
+	return opt.seconds ? time(NULL) + opt.seconds : 0;
+}
+
+static int more(unsigned int round, time_t end)
+{
+	return round < opt.rounds && (!end || time(NULL) < end);
+}
+
+/* exit, exec, system, spawn: fork in the thread that posted, with the
+ * round's work requests in flight. */
+static unsigned int run_simple(struct pair *p, enum way w)
+{
+	time_t end = deadline();
+	unsigned int r;
+
+	for (r = 0; more(r, end); r++) {
+		if (opt.shape == SH_OVERLAP)
+			area_rereg(&p->area, pd, r);
+		round_post(p);
+		if (w == W_EXIT)
+			fork_and_look(&p->area, w, r);
+		else
+			run_command(w, r);
+		round_complete(p, r);
+	}
+	return r;
+}
+
+struct traffic {
+	pthread_t tid;
+	struct pair *p;
+	atomic_int *stop;
+	unsigned int rounds;
+};
+
+static void *traffic_thread(void *arg)
+{
+	struct traffic *t = arg;
+
+	do {
+		round_post(t->p);
+		round_complete(t->p, t->rounds++);
+	} while (!atomic_load(t->stop));
+	return NULL;
+}
+
+struct forker {
+	const struct area *a;
+	unsigned int forks;
+};
+
+static void *forker_thread(void *arg)
+{
+	struct forker *f = arg;
+	time_t end = deadline();
+
+	for (f->forks = 0; more(f->forks, end); f->forks++)
+		fork_and_look(f->a, W_THREAD, f->forks);
+	return NULL;
+}
+
+static unsigned int run_threads(struct pair *pairs, int n)
+{
+	struct traffic t[MAX_THREADS];
+	struct forker f = { .a = &pairs[0].area };
+	atomic_int stop = 0;
+	pthread_t ftid;
+
+	for (int i = 0; i < n; i++) {
+		t[i] = (struct traffic){ .p = &pairs[i], .stop = &stop };
+		if (pthread_create(&t[i].tid, NULL, traffic_thread, &t[i]))
+			die(2, "pthread_create failed");
+	}
+	if (pthread_create(&ftid, NULL, forker_thread, &f))
+		die(2, "pthread_create failed");
+	pthread_join(ftid, NULL);
+	atomic_store(&stop, 1);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i].tid, NULL);
+	return f.forks;
+}
+
+static void run_ways(struct pair *pairs, int npairs, int way)
+{
+	for (int w = 0; w < NWAYS; w++) {
+		unsigned long ops = 0;
+		unsigned int before = atomic_load(&problems), n;
+
+		if (way >= 0 && w != way)
+			continue;
+		for (int i = 0; i < npairs; i++)
+			ops -= pairs[i].ops;
+		n = w == W_THREAD ? run_threads(pairs, npairs) : run_simple(&pairs[0], w);
+		for (int i = 0; i < npairs; i++)
+			ops += pairs[i].ops;
+		printf("  %-44s %4u forks, %6lu operations verified: %s\n", way_words[w], n, ops,
+		       atomic_load(&problems) == before ? "ok" : "PROBLEMS");
+		fflush(stdout);
+	}
+}
+
+static void say_fork_state(void)
+{
+	static const char *const st[] = { "IBV_FORK_DISABLED", "IBV_FORK_ENABLED",
+					   "IBV_FORK_UNNEEDED" };
+	enum ibv_fork_status s = ibv_is_fork_initialized();
+
+	printf("fork safety %s: %s (ibv_is_fork_initialized() = %s)\n",
+	       fork_safe ? "ON" : "OFF",
+	       fork_safe ? "registered pages are MADV_DONTFORK, children must not see them"
+			 : "children inherit registered pages and must see their data",
+	       (unsigned int)s < 3 ? st[s] : "?");
+}
+
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0") != 0;
+}
+
+static void usage(void)
+{
+	fputs("usage: fork-torture [-w exit|exec|system|spawn|thread|all] [-f off|on|late]\n"
+	      "  [-S plain|overlap|subpage|huge|big] [-s BYTES] [-r ROUNDS] [-t SECONDS]\n"
+	      "  [-T THREADS] [-b MIB] [-c CMD] [-d DEVICE] [-g GID_INDEX]\n", stderr);
+	exit(2);
+}
+
+static int lookup(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	usage();
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "way", 1, NULL, 'w' }, { "fork-safe", 1, NULL, 'f' }, { "shape", 1, NULL, 'S' },
+		{ "size", 1, NULL, 's' }, { "rounds", 1, NULL, 'r' }, { "seconds", 1, NULL, 't' },
+		{ "threads", 1, NULL, 'T' }, { "big", 1, NULL, 'b' }, { "cmd", 1, NULL, 'c' },
+		{ "device", 1, NULL, 'd' }, { "gid", 1, NULL, 'g' }, { NULL, 0, NULL, 0 },
+	};
+	struct pair pairs[MAX_THREADS];
+	const char *g = getenv("RXE_GID");
+	int way = -1, late, c, npairs;
+
+	opt.dev = getenv("RXE_DEV");
+	opt.gid = g ? atoi(g) : 1;
+	while ((c = getopt_long(argc, argv, "w:f:S:s:r:t:T:b:c:d:g:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w': way = strcmp(optarg, "all") ? lookup(optarg, way_names, NWAYS) : -1; break;
+		case 'f': opt.safe = optarg; break;
+		case 'S': opt.shape = (enum shape)lookup(optarg, shape_names, NSHAPES); break;
+		case 's': opt.size = strtoul(optarg, NULL, 0); break;
+		case 'r': opt.rounds = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 't': opt.seconds = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'T': opt.threads = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'b': opt.big = strtoul(optarg, NULL, 0) << 20; break;
+		case 'c': opt.cmd = optarg; break;
+		case 'd': opt.dev = optarg; break;
+		case 'g': opt.gid = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (optind != argc || opt.threads < 1 || opt.threads > MAX_THREADS)
+		usage();
+	if (strcmp(opt.safe, "off") && strcmp(opt.safe, "on") && strcmp(opt.safe, "late"))
+		usage();
+	if (!opt.size)
+		opt.size = opt.shape == SH_SUBPAGE ? 1000 : 65536;
+	if (opt.shape == SH_SUBPAGE && opt.size > PAGE - 2 * GUARD)
+		die(2, "--shape subpage needs --size <= %lu", PAGE - 2 * GUARD);
+	late = !strcmp(opt.safe, "late");
+	if (env_on("RDMAV_FORK_SAFE") || env_on("IBV_FORK_SAFE")) {
+		if (late)
+			die(2, "--fork-safe late with RDMAV_FORK_SAFE set: it is on from the start");
+		fork_safe = 1; /* the library did it at load */
+	}
+	if (!strcmp(opt.safe, "on")) {
+		int ret = ibv_fork_init();
+
+		if (ret)
+			die(1, "ibv_fork_init(): %s", strerror(ret));
+		fork_safe = 1;
+	}
+
+	open_device();
+	npairs = way < 0 || way == W_THREAD ? (int)opt.threads : 1;
+	/* Only the first pair gets the big MR: a 1 GiB MR per thread would
+	 * not fit in most test machines. */
+	for (int i = 0; i < npairs; i++)
+		pair_create(&pairs[i], i, i && opt.shape == SH_BIG ? SH_PLAIN : opt.shape);
+	printf("fork-torture on %s: shape %s, %zu bytes per operation, %s library%s\n",
+	       ibv_get_device_name(ctx->device), shape_names[opt.shape], opt.size,
+	       dlsym(RTLD_DEFAULT, "softverbs_fork_stats") ? "softverbs" : "rdma-core (or other)",
+	       opt.shape == SH_BIG ? (opt.big == 1ul << 30 ? ", one 1 GiB MR" : ", one big MR") : "");
+	say_fork_state();
+	run_ways(pairs, npairs, way);
+
+	if (late) {
+		int ret = ibv_fork_init();
+
+		if (ret) {
+			int sv = dlsym(RTLD_DEFAULT, "softverbs_fork_stats") != NULL;
+
+			problem("ibv_fork_init() with MRs already registered failed: %s%s",
+				strerror(ret),
+				ret != EINVAL ? "" :
+				sv ? " (MRs in huge pages registered before it: set RDMAV_HUGEPAGES_SAFE=1 from the start, see ibv_fork_init(3))" :
+				     " (rdma-core refuses a late call; softverbs protects the live MRs)");
+		} else {
+			fork_safe = 1;
+			printf("ibv_fork_init() called with %d MRs registered\n",
+			       npairs * (pairs[0].area.nmr + 1));
+			say_fork_state();
+			run_ways(pairs, npairs, way);
+		}
+	}
+
+	for (int i = 0; i < npairs; i++)
+		pair_destroy(&pairs[i]);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	if (atomic_load(&problems)) {
+		printf("FAILED: %u problem(s), listed above\n",
+		       atomic_load(&problems));
+		return 1;
+	}
+	printf("OK: every byte the device wrote reached the parent, and every child saw exactly what fork safety %s promises\n",
+	       fork_safe ? "on" : "off");
+	return 0;
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Fork matrix row "plain" (tests/integration/fork_matrix.sh), in the test VM.
+exec "$(dirname "$0")/fork_matrix.sh" plain
