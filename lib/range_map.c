@@ -483,6 +483,27 @@ static int advise_edges(struct range_map *m, const struct edge_it *start, int ad
 	return err;
 }
 
+/* advise_edges for a single run [es, ee), the usual case: no loop. */
+static int advise_one(struct range_map *m, uintptr_t es, uintptr_t ee, int advice, int enomem_ok)
+{
+	int err = call_advise(m, es, ee, advice), uerr;
+
+	if (err != -ENOMEM)
+		return err;
+	if (enomem_ok) {
+		sv_dbg("pages [%#lx, %#lx) are partly unmapped; the mapped parts were advised",
+		       (unsigned long)(es << m->page_shift), (unsigned long)(ee << m->page_shift));
+		return 0;
+	}
+	/* Applied in part: undo, as advise_edges does. */
+	uerr = call_advise(m, es, ee, advice == MADV_DONTFORK ? MADV_DOFORK : MADV_DONTFORK);
+	if (uerr && uerr != -ENOMEM)
+		sv_err("rollback madvise of [%#lx, %#lx) failed: %s; the kernel may differ from the map",
+		       (unsigned long)(es << m->page_shift), (unsigned long)(ee << m->page_shift),
+		       strerror(-uerr));
+	return err;
+}
+
 /* ---- rewriting (lock held) -------------------------------------------- */
 
 struct emitter {
@@ -545,6 +566,78 @@ static size_t rewrite_mid(const struct window *w, size_t wlo, size_t whi, uintpt
 	return e.n;
 }
 
+/* The two shapes nearly every call has, edited in place when the window
+ * is one block: an insert into a gap (it overlaps no range) and a remove
+ * of part of one range held once. The result is what rewrite_mid would
+ * give: a new piece merges with a neighbour only when that touches it
+ * with refcount 1 and the same flags, and the ends cut off a range held
+ * once cannot merge (they already did not). Returns 1 when done, 0 to
+ * leave it to the general rewrite. Lock held, capacity reserved. */
+static int apply_simple(struct range_map *m, const struct window *w, uintptr_t first,
+			uintptr_t end, int delta, unsigned int flags)
+{
+	struct range_map_block *b;
+	struct range_map_entry *v;
+	size_t lo = w->lo, n;
+
+	if (w->b1 - w->b0 != 1)
+		return 0;
+	b = m->blk[w->b0].b;
+	v = b->e;
+	n = b->n;
+	if (delta > 0) {
+		int ml, mr;
+
+		if (w->hi != lo)
+			return 0;
+		ml = lo > 0 && v[lo - 1].end == first && v[lo - 1].refcnt == 1 &&
+		     v[lo - 1].flags == flags;
+		mr = lo < n && v[lo].first == end && v[lo].refcnt == 1 && v[lo].flags == flags;
+		if (ml && mr) {
+			v[lo - 1].end = v[lo].end;
+			memmove(&v[lo], &v[lo + 1], (n - lo - 1) * sizeof(*v));
+			n--;
+		} else if (ml) {
+			v[lo - 1].end = end;
+		} else if (mr) {
+			v[lo].first = first;
+		} else {
+			if (n == BLK)
+				return 0;
+			memmove(&v[lo + 1], &v[lo], (n - lo) * sizeof(*v));
+			v[lo] = (struct range_map_entry){ first, end, 1, flags };
+			n++;
+		}
+	} else {
+		struct range_map_entry *x = &v[lo];
+
+		/* covered() has checked that x holds all of [first, end). */
+		if (w->hi != lo + 1 || x->refcnt != 1)
+			return 0;
+		if (x->first < first && end < x->end) {
+			if (n == BLK)
+				return 0;
+			memmove(&v[lo + 2], &v[lo + 1], (n - lo - 1) * sizeof(*v));
+			v[lo + 1] = (struct range_map_entry){ end, x->end, 1, x->flags };
+			x->end = first;
+			n++;
+		} else if (x->first < first) {
+			x->end = first;
+		} else if (end < x->end) {
+			x->first = end;
+		} else {
+			if (n == 1)
+				return 0;
+			memmove(&v[lo], &v[lo + 1], (n - lo - 1) * sizeof(*v));
+			n--;
+		}
+	}
+	b->n = n;
+	slot_set(&m->blk[w->b0], b);
+	m->n = m->n - w->nin + n;
+	return 1;
+}
+
 /* Apply delta to [first, end) in the window and store the result. A
  * window of one block that still fits is edited in place (one memmove
  * within the block); otherwise the window is rebuilt in m->out and
@@ -556,6 +649,8 @@ static void apply(struct range_map *m, const struct window *w, uintptr_t first, 
 	size_t whi = w->hi < w->nin ? w->hi + 1 : w->hi;
 	size_t tail = w->nin - whi, nmid, nout;
 
+	if (apply_simple(m, w, first, end, delta, flags))
+		return;
 	if (w->b1 - w->b0 == 1) {
 		struct range_map_block *b = m->blk[w->b0].b;
 
@@ -622,7 +717,12 @@ int range_map_insert(struct range_map *m, uintptr_t first, uintptr_t end, unsign
 		err = RANGE_MAP_WIDEN;
 		goto out;
 	}
-	if (m->active) {
+	if (m->active && w.hi == w.lo) {
+		/* Into a gap: the whole range goes 0->1. */
+		err = advise_one(m, first, end, MADV_DONTFORK, 0);
+		if (err)
+			goto out;
+	} else if (m->active) {
 		it = (struct edge_it){ .v = w.v, .kind = EDGE_GAPS, .i = w.lo, .hi = w.hi,
 				       .cur = first, .first = first, .end = end };
 		err = advise_edges(m, &it, MADV_DONTFORK, 0);
@@ -657,7 +757,12 @@ int range_map_remove(struct range_map *m, uintptr_t first, uintptr_t end, int wi
 		err = -EINVAL;
 		goto out;
 	}
-	if (m->active) {
+	if (m->active && w.hi == w.lo + 1 && w.v[w.lo].refcnt == 1) {
+		/* Within one range held once (covered): all of it goes 1->0. */
+		err = advise_one(m, first, end, MADV_DOFORK, 1);
+		if (err)
+			goto out;
+	} else if (m->active) {
 		it = (struct edge_it){ .v = w.v, .kind = EDGE_LAST, .i = w.lo, .hi = w.hi,
 				       .first = first, .end = end };
 		err = advise_edges(m, &it, MADV_DOFORK, 1);
