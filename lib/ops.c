@@ -1,7 +1,8 @@
 /* The context-ops defaults: every slot answers, so a provider fills only
  * what it implements. Most defaults say EOPNOTSUPP; where the uverbs
  * command alone does the whole job (PD, MR, MW dealloc, mcast, device and
- * port queries, QP/SRQ query and QP modify) the default is the generic
+ * port queries, QP/SRQ query, QP modify, and ibv_create_qp through a
+ * provider's create_qp_ex) the default is the generic
  * command implementation. */
 #include "config.h"
 
@@ -64,7 +65,6 @@ NOSUP_INT(post_srq_recv, struct ibv_srq *s, struct ibv_recv_wr *wr,
 NOSUP_INT(post_srq_ops, struct ibv_srq *s, struct ibv_ops_wr *op,
 	  struct ibv_ops_wr **bad)
 NOSUP_INT(get_srq_num, struct ibv_srq *s, uint32_t *n)
-NOSUP_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 NOSUP_PTR(create_qp_ex, struct ibv_qp, struct ibv_context *c,
 	  struct ibv_qp_init_attr_ex *a)
 NOSUP_PTR(open_qp, struct ibv_qp, struct ibv_context *c, struct ibv_qp_open_attr *a)
@@ -225,6 +225,29 @@ static int generic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	return sv_pos_errno(sv_cmd_detach_mcast(qp, gid, lid));
 }
 
+/* ibv_create_qp on a provider that only has create_qp_ex: the plain
+ * attributes are the ex ones with just a PD; the granted caps go back. */
+static struct ibv_qp *generic_create_qp(struct ibv_pd *pd,
+					struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp = sv_to_context(pd->context)->ops.create_qp_ex(pd->context, &ex);
+
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
 static int generic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
 	return sv_pos_errno(sv_cmd_query_srq(srq, attr));
@@ -285,7 +308,7 @@ const struct sv_context_ops sv_default_ops = {
 	.post_srq_recv = nosup_post_srq_recv,
 	.post_srq_ops = nosup_post_srq_ops,
 	.get_srq_num = nosup_get_srq_num,
-	.create_qp = nosup_create_qp,
+	.create_qp = generic_create_qp,
 	.create_qp_ex = nosup_create_qp_ex,
 	.open_qp = nosup_open_qp,
 	.query_qp = generic_query_qp,

@@ -15,7 +15,6 @@ static const struct sv_context_ops rxe_ctx_ops = {
 	.req_notify_cq = rxe_req_notify_cq,
 	.resize_cq = rxe_resize_cq,
 	.destroy_cq = rxe_destroy_cq,
-	.create_qp = rxe_create_qp,
 	.create_qp_ex = rxe_create_qp_ex,
 	.destroy_qp = rxe_destroy_qp,
 	.post_send = rxe_post_send,

@@ -99,7 +99,6 @@ unsigned int rxe_wc_flags(uint32_t kernel_flags);
 
 /* ---- queue pairs (rxe_qp.c) ---------------------------------------------- */
 
-struct ibv_qp *rxe_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr);
 int rxe_destroy_qp(struct ibv_qp *qp);

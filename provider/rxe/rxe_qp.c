@@ -125,26 +125,6 @@ err_free:
 	return NULL;
 }
 
-struct ibv_qp *rxe_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
-{
-	struct ibv_qp_init_attr_ex ex = {
-		.qp_context = attr->qp_context,
-		.send_cq = attr->send_cq,
-		.recv_cq = attr->recv_cq,
-		.srq = attr->srq,
-		.cap = attr->cap,
-		.qp_type = attr->qp_type,
-		.sq_sig_all = attr->sq_sig_all,
-		.comp_mask = IBV_QP_INIT_ATTR_PD,
-		.pd = pd,
-	};
-	struct ibv_qp *qp = create_qp(pd->context, &ex);
-
-	if (qp)
-		attr->cap = ex.cap;
-	return qp;
-}
-
 struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
