@@ -125,8 +125,14 @@ why_noisy() {
 run_case() {
     local name="$*" why
     run_once "$@"
-    if { [ $srv_rc != 0 ] || [ $cli_rc != 0 ] || ! table_ok; } &&
-        why=$(why_noisy); then
+    # A one-off failure gets one more run, named in the output: perftest
+    # under TCG emulation fails now and then (perftest -R over siw: with
+    # both libraries; here ib_send_bw's client once exited 1 without a
+    # message before its result row — 1 run in 24 on softverbs, 0 in 12 on
+    # rdma-core, cause not found). A failure that repeats still fails.
+    if [ $srv_rc != 0 ] || [ $cli_rc != 0 ] || ! table_ok; then
+        why=$(why_noisy) ||
+            why="server exit $srv_rc, client exit $cli_rc, no known noise pattern: $(tail -n 2 "$work/client.log" | tr -s ' \n' ' ')"
         echo "note: $name: retrying once after: $why"
         run_once "$@"
         if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && table_ok; then
