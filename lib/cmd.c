@@ -44,9 +44,9 @@ static int send_cmd(int fd, const void *buf, size_t len)
 	ssize_t n = sv_cmd_write_fn(fd, buf, len);
 
 	if (n < 0)
-		return errno ? -errno : -EIO;
+		return errno ? errno : EIO;
 	if ((size_t)n != len)
-		return -EIO;
+		return EIO;
 	return 0;
 }
 
@@ -67,23 +67,23 @@ static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
 
 	if (req_len % unit || ureq % unit || resp_len % unit || uresp % unit ||
 	    (!ex && resp_len && req_len < sizeof(uint64_t)))
-		return -EINVAL;
+		return EINVAL;
 	if ((ex ? req_len : in_len) / unit > UINT16_MAX ||
 	    out_len / unit > UINT16_MAX || ureq / unit > UINT16_MAX ||
 	    uresp / unit > UINT16_MAX)
-		return -E2BIG;
+		return E2BIG;
 
 	if (in_len > sizeof(in_stack)) {
 		in = malloc(in_len);
 		if (!in)
-			return -ENOMEM;
+			return ENOMEM;
 	}
 	/* The kernel writes the core response and the driver's part as one
 	 * block: give it one, then split. */
 	if (uresp) {
 		out = out_len > sizeof(out_stack) ? malloc(out_len) : out_stack;
 		if (!out) {
-			ret = -ENOMEM;
+			ret = ENOMEM;
 			goto out_free_in;
 		}
 		memset(out, 0, out_len);
@@ -201,6 +201,6 @@ int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd)
 				     cmd->hdr.num_attrs * sizeof(cmd->attrs[0]));
 	cmd->hdr.driver_id = sctx->driver_id;
 	if (sv_cmd_ioctl_fn(ctx->cmd_fd, RDMA_VERBS_IOCTL, cmd))
-		return errno ? -errno : -EIO;
+		return errno ? errno : EIO;
 	return 0;
 }

@@ -165,7 +165,7 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 
 	if (!ctx || !attr || (input && input->comp_mask) ||
 	    attr_size < sizeof(attr->orig_attr))
-		return -EINVAL;
+		return EINVAL;
 	memset(attr, 0, attr_size);
 	memset(&resp, 0, sizeof(resp));
 
@@ -180,9 +180,9 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 					   response_length)) {
 			sv_err("QUERY_DEVICE_EX: short response (%u bytes)",
 			       resp.response_length);
-			return -EPROTO;
+			return EPROTO;
 		}
-		if (ret && ret != -EOPNOTSUPP && ret != -ENOSYS)
+		if (ret && ret != EOPNOTSUPP && ret != ENOSYS)
 			return ret;
 		if (ret)
 			attr_size = sizeof(attr->orig_attr);
@@ -238,7 +238,7 @@ int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 	int ret;
 
 	if (!ctx || !attr)
-		return -EINVAL;
+		return EINVAL;
 	/* The ioctl form also reports port_cap_flags2. */
 	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
 	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_PORT_PORT_NUM, port_num);
@@ -306,12 +306,12 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 	entry->port_num = port_num;
 	snprintf(file, sizeof(file), "ports/%u/gids/%u", port_num, index);
 	if (sv_read_sysfs(ibdev_path, file, buf, sizeof(buf)) < 0)
-		return -EINVAL;
+		return EINVAL;
 	for (int i = 0; i < 8; i++) {
 		unsigned int v;
 
 		if (sscanf(buf + i * 5, "%4x", &v) != 1)
-			return -EINVAL;
+			return EINVAL;
 		entry->gid.raw[2 * i] = (uint8_t)(v >> 8);
 		entry->gid.raw[2 * i + 1] = (uint8_t)v;
 	}
@@ -324,7 +324,7 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 		struct ibv_port_attr pattr;
 
 		if (sv_cmd_query_port(ctx, (uint8_t)port_num, &pattr))
-			return -EINVAL;
+			return EINVAL;
 		entry->gid_type = pattr.link_layer == IBV_LINK_LAYER_ETHERNET ?
 			IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_IB;
 	}
@@ -335,7 +335,7 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 	for (int i = 0; i < 16; i++)
 		if (entry->gid.raw[i])
 			return 0;
-	return -ENODATA;
+	return ENODATA;
 }
 
 int sv_query_gid_entry(struct ibv_context *ctx, uint32_t port_num,
@@ -387,7 +387,7 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 	}
 	free(kent);
 	if (!sv_ioctl_unsupported(ret))
-		return ret;
+		return -ret;
 
 	/* sysfs: walk every port's table, keep the valid entries */
 	{
@@ -398,22 +398,22 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 		ret = sv_cmd_query_device_ex(ctx, NULL, &ex, sizeof(ex.orig_attr),
 					     NULL);
 		if (ret)
-			return ret;
+			return -ret;
 		dattr = ex.orig_attr;
 		for (uint32_t port = 1; port <= dattr.phys_port_cnt; port++) {
 			struct ibv_port_attr pattr;
 
 			ret = sv_cmd_query_port(ctx, (uint8_t)port, &pattr);
 			if (ret)
-				return ret;
+				return -ret;
 			for (int i = 0; i < pattr.gid_tbl_len; i++) {
 				struct ibv_gid_entry e;
 
 				ret = gid_entry_sysfs(ctx, port, (uint32_t)i, &e);
-				if (ret == -ENODATA)
+				if (ret == ENODATA)
 					continue;
 				if (ret)
-					return ret;
+					return -ret;
 				if (n == max_entries)
 					return -EINVAL;
 				entries[n++] = e;

@@ -46,11 +46,11 @@ int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
 	int ret;
 
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
-		return -EINVAL;
+		return EINVAL;
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		return -EOPNOTSUPP;
+		return EOPNOTSUPP;
 	base = &resp.base;
 
 	/* the legacy command unless create flags need the extended one */
@@ -97,7 +97,7 @@ int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
 		if (!ret && resp.response_length < sizeof(resp.base)) {
 			sv_err("CREATE_QP_EX: short response (%u bytes)",
 			       resp.response_length);
-			ret = -EPROTO;
+			ret = EPROTO;
 		}
 	}
 	if (ret)

@@ -57,11 +57,11 @@ int sv_cmd_create_srq_ex(struct ibv_context *ctx, struct sv_srq *srq,
 	int ret;
 
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
-		return -EINVAL;
+		return EINVAL;
 	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
 		type = attr->srq_type;
 	if (type != IBV_SRQT_BASIC)
-		return -EOPNOTSUPP; /* XRC and tag matching: no soft driver */
+		return EOPNOTSUPP; /* XRC and tag matching: no soft driver */
 	req.srq_type = (uint32_t)type;
 	req.pd_handle = attr->pd->handle;
 	ret = sv_cmd_write(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &req,

@@ -141,7 +141,6 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	else
 		ret = sv_cmd_get_context(ctx, NULL);
 	if (ret) {
-		ret = -ret;
 		sv_err("%s: provider %s could not set up a context: %s",
 		       device->name, dev->provider->name, strerror(ret));
 		goto err_free;

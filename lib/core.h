@@ -106,7 +106,7 @@ extern int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg);
 /* Legacy write command. req (req_len bytes, a multiple of 4) is the core
  * request struct; when resp_len > 0 it begins with the u64 `response`
  * field, which this sets. The kernel writes resp_len bytes to resp and
- * udata->resp_len more after them. 0 or -errno. */
+ * udata->resp_len more after them. 0 or a positive errno. */
 int sv_cmd_write(struct ibv_context *ctx, uint32_t command, void *req,
 		 size_t req_len, void *resp, size_t resp_len,
 		 struct sv_udata *udata);
@@ -129,13 +129,12 @@ void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
 /* An output buffer the kernel fills (len bytes at most). */
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len);
-/* 0 or -errno. */
+/* 0 or a positive errno. */
 int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd);
 /* The kernel lacks the ioctl method: use the write command instead. */
 static inline int sv_ioctl_unsupported(int err)
 {
-	return err == -ENOTTY || err == -EPROTONOSUPPORT ||
-	       err == -EOPNOTSUPP;
+	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
 }
 
 /* ---- device queries (lib/cmd_device.c) ---------------------------------- */
@@ -160,12 +159,5 @@ struct ibv_qp *sv_vctx_open_qp(struct ibv_context *ctx,
 			       struct ibv_qp_open_attr *attr);
 struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
 				      struct ibv_srq_init_attr_ex *attr);
-
-/* Validate and convert the public errno convention: int verbs return 0 or
- * a positive errno. */
-static inline int sv_pos_errno(int neg)
-{
-	return neg < 0 ? -neg : neg;
-}
 
 #endif

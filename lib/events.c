@@ -31,7 +31,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 			   &req, sizeof(req), &resp, sizeof(resp), NULL);
 	if (ret) {
 		free(ch);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	ch->context = context;

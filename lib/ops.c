@@ -127,7 +127,7 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 
 	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
 	if (ret)
-		return sv_pos_errno(ret);
+		return ret;
 	/* The soft drivers report major.minor.sub in 16-bit fields (0.0.0
 	 * for rxe), which rdma-core's providers print this way. */
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
@@ -140,7 +140,7 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 static int generic_query_port(struct ibv_context *ctx, uint8_t port_num,
 			      struct ibv_port_attr *attr)
 {
-	return sv_pos_errno(sv_cmd_query_port(ctx, port_num, attr));
+	return sv_cmd_query_port(ctx, port_num, attr);
 }
 
 static struct ibv_pd *generic_alloc_pd(struct ibv_context *ctx)
@@ -153,7 +153,7 @@ static struct ibv_pd *generic_alloc_pd(struct ibv_context *ctx)
 	ret = sv_cmd_alloc_pd(ctx, pd, NULL);
 	if (ret) {
 		free(pd);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	return pd;
@@ -164,7 +164,7 @@ static int generic_dealloc_pd(struct ibv_pd *pd)
 	int ret = sv_cmd_dealloc_pd(pd);
 
 	if (ret)
-		return -ret;
+		return ret;
 	free(pd);
 	return 0;
 }
@@ -180,7 +180,7 @@ static struct ibv_mr *generic_reg_mr(struct ibv_pd *pd, void *addr,
 	ret = sv_cmd_reg_mr(pd, addr, length, hca_va, access, mr, NULL);
 	if (ret) {
 		free(mr);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	return mr;
@@ -189,8 +189,8 @@ static struct ibv_mr *generic_reg_mr(struct ibv_pd *pd, void *addr,
 static int generic_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			    void *addr, size_t length, int access)
 {
-	return sv_pos_errno(sv_cmd_rereg_mr(mr, flags, pd, addr, length, access,
-					    NULL));
+	return sv_cmd_rereg_mr(mr, flags, pd, addr, length, access,
+					    NULL);
 }
 
 static int generic_dereg_mr(struct ibv_mr *mr)
@@ -198,7 +198,7 @@ static int generic_dereg_mr(struct ibv_mr *mr)
 	int ret = sv_cmd_dereg_mr(mr);
 
 	if (ret)
-		return -ret;
+		return ret;
 	free(mr);
 	return 0;
 }
@@ -208,7 +208,7 @@ static int generic_dealloc_mw(struct ibv_mw *mw)
 	int ret = sv_cmd_dealloc_mw(mw);
 
 	if (ret)
-		return -ret;
+		return ret;
 	free(mw);
 	return 0;
 }
@@ -216,13 +216,13 @@ static int generic_dealloc_mw(struct ibv_mw *mw)
 static int generic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				uint16_t lid)
 {
-	return sv_pos_errno(sv_cmd_attach_mcast(qp, gid, lid));
+	return sv_cmd_attach_mcast(qp, gid, lid);
 }
 
 static int generic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				uint16_t lid)
 {
-	return sv_pos_errno(sv_cmd_detach_mcast(qp, gid, lid));
+	return sv_cmd_detach_mcast(qp, gid, lid);
 }
 
 /* ibv_create_qp on a provider that only has create_qp_ex: the plain
@@ -250,13 +250,13 @@ static struct ibv_qp *generic_create_qp(struct ibv_pd *pd,
 
 static int generic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
-	return sv_pos_errno(sv_cmd_query_srq(srq, attr));
+	return sv_cmd_query_srq(srq, attr);
 }
 
 static int generic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			    int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
-	return sv_pos_errno(sv_cmd_query_qp(qp, attr, attr_mask, init_attr));
+	return sv_cmd_query_qp(qp, attr, attr_mask, init_attr);
 }
 
 /* A MODIFY_QP without driver trailers (rxe and siw need none). */
@@ -269,8 +269,8 @@ static int generic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		sv_err("MODIFY_QP %#x (mask %#x, to state %d) failed: %s",
 		       qp->qp_num, attr_mask,
 		       attr_mask & IBV_QP_STATE ? (int)attr->qp_state : -1,
-		       strerror(-ret));
-	return sv_pos_errno(ret);
+		       strerror(ret));
+	return ret;
 }
 
 const struct sv_context_ops sv_default_ops = {

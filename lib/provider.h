@@ -22,7 +22,9 @@
  * ibv_context.ops (post_send, post_recv, poll_cq, req_notify_cq,
  * post_srq_recv, alloc_mw, bind_mw, dealloc_mw): int ops return 0 or a
  * positive errno (poll_cq: count or negative), pointer ops return NULL and
- * set errno. The sv_ helpers below are internal: 0 or a negative errno.
+ * set errno. The sv_ command helpers below follow the same rule as
+ * rdma-core's ibv_cmd_*: 0 or a positive errno, so an op can return
+ * what a helper returned.
  * Arguments have been validated by the core before a create/modify op is
  * called (NULL pointers, unknown mask bits); the provider checks what only
  * it knows (queue limits).
@@ -247,7 +249,7 @@ struct sv_provider {
 	size_t context_size;
 	/* Optional. Set up the provider's part of a new context; must call
 	 * sv_cmd_get_context() (with the provider's trailers). NULL: the core
-	 * sends a plain GET_CONTEXT. 0 or -errno. */
+	 * sends a plain GET_CONTEXT. 0 or a positive errno. */
 	int (*alloc_context)(struct sv_context *ctx);
 	/* Optional. Undo alloc_context (unmap pages...); the core then closes
 	 * the file descriptors and frees the memory. */

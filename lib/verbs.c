@@ -84,7 +84,7 @@ SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 		return EINVAL;
 	ret = sv_query_gid_entry(context, port_num, gid_index, &e);
 	if (ret)
-		return -ret;
+		return ret;
 	memcpy(entry, &e, sizeof(e));
 	return 0;
 }
@@ -125,12 +125,12 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 		return -1;
 	}
 	ret = sv_query_gid_entry(context, port_num, (uint32_t)index, &e);
-	if (ret == -ENODATA) {
+	if (ret == ENODATA) {
 		memset(gid, 0, sizeof(*gid));
 		return 0;
 	}
 	if (ret) {
-		errno = -ret;
+		errno = ret;
 		return -1;
 	}
 	memcpy(gid, &e.gid, sizeof(*gid));
@@ -160,12 +160,12 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 		return -1;
 	}
 	ret = sv_query_gid_entry(context, port_num, index, &e);
-	if (ret == -ENODATA) {
+	if (ret == ENODATA) {
 		*type = SV_GID_TYPE_SYSFS_IB_ROCE_V1;
 		return 0;
 	}
 	if (ret) {
-		errno = -ret;
+		errno = ret;
 		return -1;
 	}
 	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?

@@ -49,9 +49,9 @@ static struct ibv_mr *siw_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	ret = sv_cmd_reg_mr(pd, addr, length, hca_va, access, mr, &udata);
 	if (ret) {
 		sv_err("REG_MR of %zu bytes at %p failed: %s", length, addr,
-		       strerror(-ret));
+		       strerror(ret));
 		free(mr);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	return mr;
