@@ -98,10 +98,14 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
 /* The mode, or -EINVAL (logged) for any other value. Read once. */
 int sv_provider_mode(void);
-/* Find and attach an rdma-core provider for a found device: returns its
- * verbs_device (refcount 1, sysfs = &s->sd) or NULL. Loads the provider
- * libraries on first need. Called with the device registry lock held. */
+/* Find and attach a registered rdma-core provider for a found device:
+ * returns its verbs_device (ops set; the caller fills the rest) or NULL.
+ * Called with the device registry lock held. */
 struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
+/* Load rdma-core's provider libraries unless done before: 1 when it
+ * loaded them now (so attaching is worth trying again). Device registry
+ * lock held. */
+int sv_rdmacore_load(void);
 /* Free a device object of a provider (uninit_device) or of ours. */
 void sv_rdmacore_free_device(struct verbs_device *vdev);
 /* Tests: forget the loaded state (drivers registered stay). */
@@ -171,6 +175,12 @@ static inline int sv_ioctl_unsupported(int err)
 {
 	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
 }
+
+/* CREATE_QP for a bare struct ibv_qp (rdma-core's ibv_cmd_create_qp):
+ * nothing written behind it. ex: the extended command. */
+int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr,
+			  struct sv_udata *udata, int ex);
 
 /* ---- device queries (lib/cmd_device.c) ---------------------------------- */
 /* Every valid GID entry of every port, at most max_entries: the count or
