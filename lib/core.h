@@ -108,8 +108,10 @@ struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
 int sv_rdmacore_load(void);
 /* Free a device object of a provider (uninit_device) or of ours. */
 void sv_rdmacore_free_device(struct verbs_device *vdev);
-/* Tests: forget the loaded state (drivers registered stay). */
+/* Tests: forget the loaded state (drivers registered stay); read the
+ * config and libraries from elsewhere (NULL: the configured folders). */
 void sv_rdmacore_reset(void);
+void sv_rdmacore_set_dirs(const char *config, const char *providers);
 /* The registered rdma-core providers, in registration order. */
 size_t sv_rdmacore_driver_count(void);
 const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
