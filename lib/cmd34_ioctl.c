@@ -59,6 +59,7 @@ SV_EXPORT int execute_ioctl(struct ibv_context *context,
 {
 	struct ib_uverbs_attr *end = cmd->next_attr, *uhw = NULL;
 	struct ibv_command_buffer *link;
+	struct verbs_ex_private *priv;
 	uint64_t uhw_ptr = 0;
 	size_t num, n;
 	int ret;
@@ -106,7 +107,9 @@ SV_EXPORT int execute_ioctl(struct ibv_context *context,
 	cmd->hdr.length = (uint16_t)(sizeof(cmd->hdr) + num * sizeof(*end));
 	cmd->hdr.reserved1 = 0;
 	cmd->hdr.reserved2 = 0;
-	cmd->hdr.driver_id = sv_priv(context)->driver_id;
+	/* the provider's driver id picks its namespace of attributes */
+	priv = sv_priv(context);
+	cmd->hdr.driver_id = priv ? priv->driver_id : RDMA_DRIVER_UNKNOWN;
 
 	/* The driver's UHW_IN stays a pointer until now (a write fallback
 	 * needs the pointer); the kernel wants up to 8 bytes inline. */
