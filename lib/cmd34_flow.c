@@ -41,8 +41,8 @@ union kern_spec {
 	struct ib_uverbs_flow_spec_action_count count;
 };
 
-/* The filter sizes of the same value in both structs (checked here so
- * that the plain copies below are right). */
+/* Where verbs.h and the kernel agree on a filter's size, entries are
+ * copied as they are. */
 _Static_assert(sizeof(struct ibv_flow_eth_filter) ==
 		       sizeof(struct ib_uverbs_flow_eth_filter) &&
 	       sizeof(struct ibv_flow_tcp_udp_filter) ==

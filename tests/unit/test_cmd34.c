@@ -1135,6 +1135,9 @@ START_TEST(modify_cq_layout)
 	ck_assert_uint_eq(u32_at(wcmd, 36), 0);
 	ck_assert(u64_at(wcmd, 40) == 0xcafe);
 	nwrites = 0;
+	/* driver data of an extended command comes in 8-byte words */
+	ck_assert_int_eq(ibv_cmd_modify_cq(&cq, &attr, &cmd, sizeof(cmd) - 4),
+			 EINVAL);
 	attr.attr_mask = IBV_CQ_ATTR_RESERVED;
 	ck_assert_int_eq(ibv_cmd_modify_cq(&cq, &attr, &cmd, sizeof(cmd)),
 			 EINVAL);
