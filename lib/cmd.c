@@ -218,6 +218,13 @@ int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
 			 (ex ? sizeof(struct ib_uverbs_ex_cmd_hdr) : 0) + req_len;
 	struct sv_udata udata = { NULL, 0, NULL, 0, NULL };
 
+	/* rdma-core's request and response types always hold the core part:
+	 * anything shorter is a provider bug, not a command */
+	if ((cmd && cmd_size < core_in) || (presp && presp_size < resp_len)) {
+		sv_err("command %u: provider buffers too short (request %zu < %zu or reply %zu < %zu bytes)",
+		       command, cmd_size, core_in, presp_size, resp_len);
+		return EINVAL;
+	}
 	if (cmd && cmd_size > core_in) {
 		udata.req = (const uint8_t *)cmd + core_in;
 		udata.req_len = cmd_size - core_in;
@@ -226,7 +233,7 @@ int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
 		udata.resp = (uint8_t *)presp + resp_len;
 		udata.resp_len = presp_size - resp_len;
 	}
-	if (presp && resp_len && presp_size >= resp_len)
+	if (presp && resp_len)
 		udata.core_resp = presp;
 	if (ex)
 		return sv_cmd_write_ex(ctx, command, req, req_len, resp,

@@ -163,12 +163,14 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 				   struct ibv_device_attr_ex *attr,
 				   size_t attr_size)
 {
-	uint64_t raw_fw_ver = 0;
+	struct ib_uverbs_ex_query_device_resp reply;
+	uint64_t raw_fw_ver;
 	int ret;
 
-	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
+	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &reply);
 	if (ret)
 		return ret;
+	raw_fw_ver = reply.base.fw_ver;
 	/* The soft drivers report major.minor.sub in 16-bit fields (0.0.0
 	 * for rxe), which rdma-core's providers print this way. */
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),

@@ -395,16 +395,18 @@ static struct verbs_device *try_registered(struct sv_sysfs_dev *s)
 
 struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s)
 {
-	struct verbs_device *vdev = try_registered(s);
+	return try_registered(s);
+}
 
-	/* Like rdma-core, the libraries are loaded once, when the first
-	 * device no registered provider drives turns up. */
-	if (!vdev && !loaded) {
-		loaded = 1;
-		load_all();
-		vdev = try_registered(s);
-	}
-	return vdev;
+/* Like rdma-core, the libraries are loaded once, when the first device
+ * no registered provider drives turns up. */
+int sv_rdmacore_load(void)
+{
+	if (loaded)
+		return 0;
+	loaded = 1;
+	load_all();
+	return 1;
 }
 
 void sv_rdmacore_free_device(struct verbs_device *vdev)

@@ -1034,6 +1034,14 @@ START_TEST(open_xrcd_with_driver_data)
 	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
 					   &cmd, sizeof(cmd), &resp,
 					   sizeof(resp)), EINVAL);
+	/* provider buffers without room for the core parts */
+	attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
+					   &cmd, 8 + 8, &resp, sizeof(resp)),
+			 EINVAL);
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
+					   &cmd, sizeof(cmd), &resp, 2),
+			 EINVAL);
 	ck_assert_int_eq(nwrites, 0);
 }
 END_TEST
