@@ -184,6 +184,26 @@ int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
 			  struct ibv_qp_init_attr_ex *attr,
 			  struct sv_udata *udata, int ex);
 
+/* rdma-core's write helpers (ibv_cmd_* of IBVERBS_PRIVATE_34) take the
+ * provider's buffers: cmd (cmd_size bytes) begins with room for the
+ * uverbs header(s) and the core request, then the provider's own data;
+ * presp (presp_size bytes) begins with the core response, then the
+ * provider's. Send req/resp (the core structs, built by the caller) with
+ * the provider's data as trailers; on success presp gets the core
+ * response and the provider's response after it. 0 or a positive errno
+ * (EINVAL for a buffer shorter than its core part). */
+int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
+		     void *req, size_t req_len, void *resp, size_t resp_len,
+		     const void *cmd, size_t cmd_size, void *presp,
+		     size_t presp_size);
+
+/* A destroy command's result as rdma-core reports it: EIO (the device is
+ * gone) counts as success when verbs_allow_disassociate_destroy is set. */
+static inline int sv_destroy_result(int ret)
+{
+	return ret == EIO && verbs_allow_disassociate_destroy ? 0 : ret;
+}
+
 /* ---- device queries (lib/cmd_device.c) ---------------------------------- */
 /* Every valid GID entry of every port, at most max_entries: the count or
  * -errno. */
