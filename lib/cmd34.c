@@ -18,47 +18,14 @@
 #include "core.h"
 #include "private34.h"
 
-/* Sizes of rdma-core's request structs without their driver part. */
-#define LEGACY_REQ(core) (sizeof(struct ib_uverbs_cmd_hdr) + sizeof(core))
-#define EX_REQ(core)                                                          \
-	(sizeof(struct ib_uverbs_cmd_hdr) +                                   \
-	 sizeof(struct ib_uverbs_ex_cmd_hdr) + sizeof(core))
-
-/* The driver's parts of a provider's buffers as trailers of an sv_cmd_*
- * command; core_resp receives the core reply. 0, or EINVAL when a buffer
- * is shorter than its core part. */
-static int driver_parts(struct sv_udata *u, void *cmd, size_t cmd_size,
-			size_t core_req, void *resp, size_t resp_size,
-			size_t core_resp)
-{
-	memset(u, 0, sizeof(*u));
-	if ((cmd && cmd_size < core_req) || (resp && resp_size < core_resp)) {
-		sv_err("provider buffers too short: request %zu < %zu or reply %zu < %zu bytes",
-		       cmd_size, core_req, resp_size, core_resp);
-		return EINVAL;
-	}
-	if (cmd && cmd_size > core_req) {
-		u->req = (char *)cmd + core_req;
-		u->req_len = cmd_size - core_req;
-	}
-	if (resp && resp_size > core_resp) {
-		u->resp = (char *)resp + core_resp;
-		u->resp_len = resp_size - core_resp;
-	}
-	if (resp && core_resp)
-		u->core_resp = resp;
-	return 0;
-}
-
-/* rdma-core's rule for destroy commands: a device the kernel already
- * took away (EIO) counts as destroyed when the application allowed it
- * (RDMAV_ALLOW_DISASSOCIATE_DESTROY). */
-static int destroy_result(int ret)
-{
-	if (ret == EIO && verbs_allow_disassociate_destroy)
-		return 0;
-	return ret;
-}
+/* The driver's parts of a provider's buffers, for a command whose core
+ * request is `core` (legacy or extended) and core reply resp_len bytes. */
+#define LEGACY_PARTS(u, core, cmd, cmd_size, resp, resp_size, resp_len)       \
+	sv_udata_of_provider(u, 0, sizeof(core), resp_len, cmd, cmd_size,     \
+			     resp, resp_size)
+#define EX_PARTS(u, core, cmd, cmd_size, resp, resp_size, resp_len)           \
+	sv_udata_of_provider(u, 1, sizeof(core), resp_len, cmd, cmd_size,     \
+			     resp, resp_size)
 
 /* ---- context and queries --------------------------------------------------- */
 
@@ -70,9 +37,8 @@ SV_EXPORT int ibv_cmd_get_context(struct verbs_context *context, void *cmd,
 
 	if (!context)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_get_context), resp,
-			   resp_size, sizeof(struct ib_uverbs_get_context_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_get_context, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_get_context_resp));
 	if (ret)
 		return ret;
 	ret = sv_cmd_get_context(&context->context, &u);
@@ -131,9 +97,8 @@ SV_EXPORT int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 
 	if (!context || !pd)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_alloc_pd), resp,
-			   resp_size, sizeof(struct ib_uverbs_alloc_pd_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_alloc_pd, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_alloc_pd_resp));
 	return ret ? ret : sv_cmd_alloc_pd(context, pd, &u);
 }
 
@@ -141,7 +106,7 @@ SV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 {
 	if (!pd)
 		return EINVAL;
-	return destroy_result(sv_cmd_dealloc_pd(pd));
+	return sv_destroy_result(sv_cmd_dealloc_pd(pd));
 }
 
 SV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -158,9 +123,8 @@ SV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	 * length SIZE_MAX and no address. */
 	if ((access & IBV_ACCESS_ON_DEMAND) && length == SIZE_MAX && addr)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_reg_mr), resp, resp_size,
-			   sizeof(struct ib_uverbs_reg_mr_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_reg_mr, cmd, cmd_size, resp,
+			   resp_size, sizeof(struct ib_uverbs_reg_mr_resp));
 	if (ret)
 		return ret;
 	return sv_cmd_reg_mr(pd, addr, length, hca_va, access,
@@ -171,7 +135,7 @@ SV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 {
 	if (!vmr)
 		return EINVAL;
-	return destroy_result(sv_cmd_dereg_mr(&vmr->ibv_mr));
+	return sv_destroy_result(sv_cmd_dereg_mr(&vmr->ibv_mr));
 }
 
 SV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
@@ -183,9 +147,8 @@ SV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 
 	if (!pd || !mw)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_alloc_mw), resp,
-			   resp_size, sizeof(struct ib_uverbs_alloc_mw_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_alloc_mw, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_alloc_mw_resp));
 	return ret ? ret : sv_cmd_alloc_mw(pd, type, mw, &u);
 }
 
@@ -193,7 +156,7 @@ SV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 {
 	if (!mw)
 		return EINVAL;
-	return destroy_result(sv_cmd_dealloc_mw(mw));
+	return sv_destroy_result(sv_cmd_dealloc_mw(mw));
 }
 
 /* ---- completion queues ------------------------------------------------------ */
@@ -208,9 +171,8 @@ SV_EXPORT int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 
 	if (!context || !cq)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_create_cq), resp,
-			   resp_size, sizeof(struct ib_uverbs_create_cq_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_create_cq, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_create_cq_resp));
 	return ret ? ret :
 		     sv_cmd_create_cq(context, cqe, channel, comp_vector,
 				      (struct sv_cq *)cq, &u);
@@ -232,9 +194,8 @@ SV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
 	if (cq_attr->comp_mask &
 	    ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
 		return EOPNOTSUPP;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   EX_REQ(struct ib_uverbs_ex_create_cq), resp,
-			   resp_size, sizeof(struct ib_uverbs_ex_create_cq_resp));
+	ret = EX_PARTS(&u, struct ib_uverbs_ex_create_cq, cmd, cmd_size,
+		       resp, resp_size, sizeof(struct ib_uverbs_ex_create_cq_resp));
 	if (ret)
 		return ret;
 	/* the PD (parent domain) is the provider's business, not the
@@ -261,9 +222,8 @@ SV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, void *cmd,
 
 	if (!cq)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_resize_cq), resp,
-			   resp_size, sizeof(struct ib_uverbs_resize_cq_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_resize_cq, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_resize_cq_resp));
 	return ret ? ret : sv_cmd_resize_cq(cq, cqe, &u);
 }
 
@@ -271,7 +231,7 @@ SV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
 	if (!cq)
 		return EINVAL;
-	return destroy_result(sv_cmd_destroy_cq(cq));
+	return sv_destroy_result(sv_cmd_destroy_cq(cq));
 }
 
 /* ---- shared receive queues -------------------------------------------------- */
@@ -285,9 +245,8 @@ SV_EXPORT int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 
 	if (!pd || !srq || !attr)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_create_srq), resp,
-			   resp_size, sizeof(struct ib_uverbs_create_srq_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_create_srq, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_create_srq_resp));
 	return ret ? ret :
 		     sv_cmd_create_srq(pd, srq, attr, &u);
 }
@@ -303,9 +262,8 @@ SV_EXPORT int ibv_cmd_create_srq_ex(struct ibv_context *context,
 
 	if (!context || !srq || !attr_ex)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_create_xsrq), resp,
-			   resp_size, sizeof(struct ib_uverbs_create_srq_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_create_xsrq, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_create_srq_resp));
 	if (ret)
 		return ret;
 	ret = sv_cmd_create_srq_ex(context, (struct sv_srq *)srq, attr_ex, &u);
@@ -323,8 +281,8 @@ SV_EXPORT int ibv_cmd_modify_srq(struct ibv_srq *srq,
 
 	if (!srq || !srq_attr)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_modify_srq), NULL, 0, 0);
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_modify_srq, cmd, cmd_size,
+			   NULL, 0, 0);
 	return ret ? ret : sv_cmd_modify_srq(srq, srq_attr, srq_attr_mask, &u);
 }
 
@@ -343,7 +301,7 @@ SV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 {
 	if (!srq)
 		return EINVAL;
-	return destroy_result(sv_cmd_destroy_srq(srq));
+	return sv_destroy_result(sv_cmd_destroy_srq(srq));
 }
 
 /* ---- queue pairs ------------------------------------------------------------- */
@@ -358,9 +316,8 @@ SV_EXPORT int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 
 	if (!pd || !qp || !attr)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_create_qp), resp,
-			   resp_size, sizeof(struct ib_uverbs_create_qp_resp));
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_create_qp, cmd, cmd_size,
+			   resp, resp_size, sizeof(struct ib_uverbs_create_qp_resp));
 	if (ret)
 		return ret;
 	memset(&ex, 0, sizeof(ex));
@@ -392,9 +349,8 @@ SV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
 
 	if (!context || !qp || !qp_attr)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   EX_REQ(struct ib_uverbs_ex_create_qp), resp,
-			   resp_size, sizeof(struct ib_uverbs_ex_create_qp_resp));
+	ret = EX_PARTS(&u, struct ib_uverbs_ex_create_qp, cmd, cmd_size,
+		       resp, resp_size, sizeof(struct ib_uverbs_ex_create_qp_resp));
 	return ret ? ret :
 		     sv_cmd_create_qp_ex(context, (struct sv_qp *)qp, qp_attr,
 					 &u);
@@ -420,8 +376,8 @@ SV_EXPORT int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 	if (!qp || !attr)
 		return EINVAL;
-	ret = driver_parts(&u, cmd, cmd_size,
-			   LEGACY_REQ(struct ib_uverbs_modify_qp), NULL, 0, 0);
+	ret = LEGACY_PARTS(&u, struct ib_uverbs_modify_qp, cmd, cmd_size,
+			   NULL, 0, 0);
 	return ret ? ret : sv_cmd_modify_qp(qp, attr, attr_mask, &u);
 }
 
@@ -429,7 +385,7 @@ SV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 {
 	if (!qp)
 		return EINVAL;
-	return destroy_result(sv_cmd_destroy_qp(qp));
+	return sv_destroy_result(sv_cmd_destroy_qp(qp));
 }
 
 /* ---- address handles and multicast -------------------------------------------- */
@@ -443,8 +399,9 @@ SV_EXPORT int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 
 	if (!pd || !ah || !attr)
 		return EINVAL;
-	ret = driver_parts(&u, NULL, 0, 0, resp, resp_size,
-			   sizeof(struct ib_uverbs_create_ah_resp));
+	ret = sv_udata_of_provider(&u, 0, 0,
+				   sizeof(struct ib_uverbs_create_ah_resp), NULL,
+				   0, resp, resp_size);
 	return ret ? ret : sv_cmd_create_ah(pd, ah, attr, &u);
 }
 
@@ -452,7 +409,7 @@ SV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 {
 	if (!ah)
 		return EINVAL;
-	return destroy_result(sv_cmd_destroy_ah(ah));
+	return sv_destroy_result(sv_cmd_destroy_ah(ah));
 }
 
 SV_EXPORT int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,

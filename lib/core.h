@@ -192,6 +192,14 @@ int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
  * the provider's data as trailers; on success presp gets the core
  * response and the provider's response after it. 0 or a positive errno
  * (EINVAL for a buffer shorter than its core part). */
+/* The driver's parts of an rdma-core provider's request and reply
+ * buffers (cmd: the uverbs header(s), the req_len-byte core request, then
+ * the driver's; presp: the resp_len-byte core reply, then the driver's)
+ * as the trailers of a command; u->core_resp = presp. 0, or EINVAL (and a
+ * log line) when a buffer is shorter than its core part. */
+int sv_udata_of_provider(struct sv_udata *u, int ex, size_t req_len,
+			 size_t resp_len, const void *cmd, size_t cmd_size,
+			 void *presp, size_t presp_size);
 int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
 		     void *req, size_t req_len, void *resp, size_t resp_len,
 		     const void *cmd, size_t cmd_size, void *presp,
