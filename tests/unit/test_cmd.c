@@ -211,6 +211,29 @@ START_TEST(reg_mr_layout)
 }
 END_TEST
 
+/* The built-in providers' dma-buf registration asks the kernel: its
+ * answer (EOPNOTSUPP from the soft drivers) reaches the caller. */
+START_TEST(reg_dmabuf_mr_reaches_the_kernel)
+{
+	struct ibv_pd pd = { .context = NULL, .handle = 9 };
+	int fd_seen = -1;
+
+	pd.context = ibctx;
+	ioctl_errno = EOPNOTSUPP;
+	errno = 0;
+	ck_assert_ptr_null(sv_default_ops.reg_dmabuf_mr(&pd, 4096, 8192, 0, 33,
+							IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_uint_eq(last_ioctl.hdr.object_id, UVERBS_OBJECT_MR);
+	ck_assert_uint_eq(last_ioctl.hdr.method_id, UVERBS_METHOD_REG_DMABUF_MR);
+	ck_assert_uint_eq(last_ioctl.hdr.driver_id, RDMA_DRIVER_RXE);
+	for (int i = 0; i < last_ioctl.hdr.num_attrs && i < SV_IOCTL_MAX_ATTRS; i++)
+		if (last_ioctl.attrs[i].attr_id == UVERBS_ATTR_REG_DMABUF_MR_FD)
+			fd_seen = (int)last_ioctl.attrs[i].data;
+	ck_assert_int_eq(fd_seen, 33);
+}
+END_TEST
+
 START_TEST(dereg_mr_has_no_reply)
 {
 	struct ibv_mr mr = { .context = NULL, .handle = 0x42 };
@@ -524,6 +547,7 @@ static Suite *make_cmd_suite(void)
 	tcase_add_test(tc, alloc_pd_with_driver_trailers);
 	tcase_add_test(tc, reg_mr_layout);
 	tcase_add_test(tc, dereg_mr_has_no_reply);
+	tcase_add_test(tc, reg_dmabuf_mr_reaches_the_kernel);
 	tcase_add_test(tc, create_cq_layout_and_reply);
 	tcase_add_test(tc, destroy_cq_waits_for_nothing_when_acked);
 	tcase_add_test(tc, modify_qp_layout);
