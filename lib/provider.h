@@ -4,8 +4,9 @@
  * How a provider is written (provider/rxe is the model):
  *
  *  1. One `const struct sv_provider` (name, match by driver id / name, ABI
- *     range, context size, context ops) and one line naming it in
- *     lib/providers.c.
+ *     range, context size, context ops), declared and listed in
+ *     lib/providers.c; its folder's Makefile.inc is included from
+ *     Makefile.am.
  *  2. A context struct that embeds `struct sv_context` FIRST; the core
  *     allocates `context_size` bytes zeroed, sets up the sv_context and
  *     calls alloc_context (or sends a plain GET_CONTEXT when it is NULL).
