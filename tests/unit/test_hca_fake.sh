@@ -1,0 +1,130 @@
+#!/bin/bash
+# tests/unit/test_hca_fake.sh -- rdma-core's hardware providers on
+# softverbs' core, on the host: a fake sysfs tree (SYSFS_PATH) with one
+# device each of mlx5 (ConnectX-5, 15b3:1017), mlx4, efa, bnxt_re, irdma,
+# hns, qedr, mana and vmw_pvrdma, and fake character devices in a private
+# mount namespace (/dev/infiniband exists only there).
+#
+#  - Debian's ibv_devices prints exactly the same on softverbs as on
+#    rdma-core (same devices, same order, same GUIDs; mana matches only by
+#    the kernel's driver id, which sysfs does not give: both leave it out);
+#  - SOFTVERBS_LOG=debug names the rdma-core library that drives each;
+#  - ibv_open_device of a device whose character device vanished fails
+#    with an errno and a log line naming the character device;
+#  - 1,000 listings on softverbs leak nothing (valgrind memcheck).
+#
+# Needs root (mknod, unshare -m), util-linux, ibverbs-utils,
+# ibverbs-providers and valgrind; exits 77 naming what is missing. The
+# host must have no RDMA netlink devices (both libraries ask netlink
+# first): 77 otherwise.
+#
+# Environment: top_builddir (make check; default: the current folder).
+set -u
+top=${top_builddir:-$(pwd)}
+libdir=$top/lib/.libs
+lister=$top/tests/unit/hca_list
+skip() { echo "SKIP: $*"; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (mknod, unshare -m)"
+command -v unshare > /dev/null || skip "unshare missing (apt-get install util-linux)"
+command -v ibv_devices > /dev/null || skip "ibv_devices missing (apt-get install ibverbs-utils)"
+command -v valgrind > /dev/null || skip "valgrind missing (apt-get install valgrind)"
+[ -e /usr/lib/x86_64-linux-gnu/libibverbs/libmlx5-rdmav34.so ] ||
+    skip "rdma-core's providers missing (apt-get install ibverbs-providers)"
+[ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
+[ -x "$lister" ] || skip "$lister is not built (make check)"
+if [ "${1:-}" != --in-namespace ]; then
+    [ -d /sys/class/infiniband ] && [ -n "$(ls /sys/class/infiniband 2> /dev/null)" ] &&
+        skip "this host has RDMA devices; netlink would list them beside the fake tree"
+    exec unshare -m -- "$0" --in-namespace
+fi
+
+work=$(mktemp -d /tmp/hca_fake.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+sys=$work/sys
+pass=0 fail=0
+result() { # NAME OK
+    if [ "$2" = 1 ]; then echo "PASS: $1"; pass=$((pass + 1));
+    else echo "FAIL: $1"; fail=$((fail + 1)); fi
+}
+
+# ---- the fake tree: IB device name, PCI modalias, uverbs ABI, node GUID
+mkdir -p "$sys/class/infiniband_verbs" "$sys/class/infiniband" "$work/dev/infiniband"
+echo 6 > "$sys/class/infiniband_verbs/abi_version"
+i=0
+while read -r ibdev alias abi guid; do
+    uv=$sys/class/infiniband_verbs/uverbs$i
+    pdev=$sys/devices/pci0000:00/0000:00:0$i.0
+    d=$sys/class/infiniband/$ibdev
+    mkdir -p "$uv" "$pdev" "$d/ports/1"
+    echo "$ibdev" > "$uv/ibdev"
+    echo "$abi" > "$uv/abi_version"
+    echo "231:$((192 + i))" > "$uv/dev"
+    echo "$alias" > "$pdev/modalias"
+    ln -s "../../../devices/pci0000:00/0000:00:0$i.0" "$d/device"
+    echo "1: CA" > "$d/node_type"
+    echo "$guid" > "$d/node_guid"
+    mknod "$work/dev/infiniband/uverbs$i" c 231 $((192 + i))
+    i=$((i + 1))
+done << 'EOF'
+mlx5_0 pci:v000015B3d00001017sv000015B3sd00000020bc02sc00i00 1 0c42:a103:0065:8bd0
+mlx4_0 pci:v000015B3d00001003sv000015B3sd00000006bc02sc80i00 4 0002:c903:0010:92e0
+efa_0 pci:v00001D0Fd0000EFA0sv00000000sd00000000bc02sc00i00 1 0000:0000:0000:0001
+bnxt_re0 pci:v000014E4d000016D7sv000014E4sd00001402bc02sc00i00 1 b226:28ff:fe4e:0001
+irdma0 pci:v00008086d00001592sv00008086sd00000002bc02sc00i00 5 b496:91ff:fe2f:0002
+hns_0 pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00 1 0000:0000:0000:0003
+qedr0 pci:v00001077d00008070sv00001077sd00000000bc02sc00i00 8 0000:0000:0000:0004
+mana_0 pci:v00001414d000000BAsv00000000sd00000000bc02sc00i00 1 0000:0000:0000:0005
+vmw_pvrdma0 pci:v000015ADd00000820sv000015ADsd00000820bc02sc07i00 3 0000:0000:0000:0006
+EOF
+# In this namespace only, /dev is a copy of the few nodes the programs
+# need plus the fake /dev/infiniband: the host's /dev is not touched.
+for n in null zero random urandom; do
+    cp -a "/dev/$n" "$work/dev/" || skip "cannot copy /dev/$n"
+done
+mount --bind "$work/dev" /dev ||
+    skip "cannot bind a fake /dev in a private mount namespace"
+
+# ---- ibv_devices, both libraries
+SYSFS_PATH=$sys ibv_devices > "$work/rc" 2>&1
+echo "exit $?" >> "$work/rc"
+SYSFS_PATH=$sys LD_LIBRARY_PATH=$libdir SOFTVERBS_LOG=debug \
+    SOFTVERBS_LOG_FILE=$work/log ibv_devices > "$work/sv" 2>&1
+echo "exit $?" >> "$work/sv"
+ok=0
+cmp -s "$work/rc" "$work/sv" && [ "$(wc -l < "$work/rc")" -ge 10 ] && ok=1
+result "ibv_devices on the fake tree prints the same as rdma-core ($(($(wc -l < "$work/rc") - 3)) devices)" $ok
+[ $ok = 1 ] || diff -u "$work/rc" "$work/sv"
+
+# ---- the log names the library of each device
+for p in mlx5:mlx5_0 mlx4:mlx4_0 efa:efa_0 bnxt_re:bnxt_re0 irdma:irdma0 \
+    hns:hns_0 qedr:qedr0 vmw_pvrdma:vmw_pvrdma0; do
+    lib=${p%%:*} dev=${p#*:}
+    [ "$lib" = vmw_pvrdma ] && prov=pvrdma || prov=$lib
+    ok=0
+    grep -q "$dev (uverbs[0-9]*): driven by rdma-core's $prov provider" "$work/log" && ok=1
+    result "debug log: $dev driven by rdma-core's $prov provider" $ok
+done
+ok=0
+grep -q "mana_0 (uverbs7): no provider" "$work/log" && ok=1
+result "debug log: mana_0 (matched only by driver id) has no provider here" $ok
+
+# ---- opening a device whose character device vanished
+out=$(SYSFS_PATH=$sys LD_LIBRARY_PATH=$libdir SOFTVERBS_LOG=error \
+    SOFTVERBS_LOG_FILE=$work/openlog "$lister" open mlx5_0 2>&1)
+ok=0
+[ "$out" = "errno 2" ] && grep -q "mlx5_0: cannot open its character device /dev/infiniband/uverbs0" "$work/openlog" && ok=1
+result "ibv_open_device without its character device: ENOENT, logged with the path" $ok
+[ $ok = 1 ] || { echo "$out"; cat "$work/openlog"; }
+mknod "$work/dev/infiniband/uverbs0" c 231 192
+
+# ---- 1,000 listings, no leak
+ok=0
+SYSFS_PATH=$sys LD_LIBRARY_PATH=$libdir valgrind -q --error-exitcode=9 \
+    --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    "$lister" loop 1000 > "$work/vg" 2>&1 && ok=1
+result "1,000 listings and frees of 8 HCAs: no leak (valgrind)" $ok
+[ $ok = 1 ] || tail -n 30 "$work/vg"
+
+echo "test_hca_fake: $pass passed, $fail failed"
+[ $fail = 0 ]
