@@ -482,6 +482,7 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	int n;
 
 	sv_init_once();
+	sv_fork_env_first_use();
 	n = sv_discover(&list);
 	if (n < 0) {
 		if (num_devices)
