@@ -19,6 +19,7 @@
 
 #include <softverbs/softverbs.h>
 
+#include "../check_skip.h"
 #include "fork.h"
 #include "pagesize.h"
 
@@ -568,8 +569,8 @@ static int write_long(const char *path, long v)
 #define NR_2M "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
 #define FREE_2M "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
 
-/* Map len bytes of 2 MiB hugetlb pages, reserving them first; NULL (with
- * a SKIP line) where this machine cannot. */
+/* Map len bytes of 2 MiB hugetlb pages, reserving them first; NULL (the
+ * test skipped) where this machine cannot. */
 static char *map_huge(size_t len, void *at)
 {
 	long need = (long)(len / HUGE_2M);
@@ -579,15 +580,15 @@ static char *map_huge(size_t len, void *at)
 		long nr = read_long(NR_2M);
 
 		if (nr < 0 || write_long(NR_2M, nr + need) || read_long(FREE_2M) < need) {
-			printf("SKIP: cannot reserve %ld 2 MiB huge pages (%s)\n", need,
-			       nr < 0 ? "no hugetlbfs support" : "not root or no memory");
+			check_skip("cannot reserve %ld 2 MiB huge pages (%s)", need,
+				   nr < 0 ? "no hugetlbfs support" : "not root or no memory");
 			return NULL;
 		}
 	}
 	h = mmap(at, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (at ? MAP_FIXED : 0), -1, 0);
 	if (h == MAP_FAILED) {
-		printf("SKIP: MAP_HUGETLB failed: %s\n", strerror(errno));
+		check_skip("MAP_HUGETLB failed: %s", strerror(errno));
 		return NULL;
 	}
 	memset(h, 0, len);
@@ -712,7 +713,7 @@ START_TEST(test_huge_1g)
 	if (saved < 0 || (read_long("/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages") < 1 &&
 			  (write_long(NR_1G, saved + 1) ||
 			   read_long("/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages") < 1))) {
-		printf("SKIP: no free 1 GiB huge page on this machine\n");
+		check_skip("no free 1 GiB huge page on this machine (needs root and 1 GiB free)");
 		if (saved >= 0)
 			write_long(NR_1G, saved);
 		return;
@@ -720,7 +721,7 @@ START_TEST(test_huge_1g)
 	h = mmap(NULL, gig, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (30 << MAP_HUGE_SHIFT), -1, 0);
 	if (h == MAP_FAILED) {
-		printf("SKIP: MAP_HUGE_1GB failed: %s\n", strerror(errno));
+		check_skip("MAP_HUGE_1GB failed: %s", strerror(errno));
 		write_long(NR_1G, saved);
 		return;
 	}
@@ -784,10 +785,11 @@ int main(int argc, char **argv)
 		return env_probe(argc, argv);
 	self_exe = realpath("/proc/self/exe", NULL);
 	pg = (size_t)sysconf(_SC_PAGESIZE);
+	check_skip_init();
 	sr = srunner_create(make_fork_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	free(self_exe);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_skip_status(failed);
 }
