@@ -9,8 +9,8 @@
 # zero-length ibv_reg_mr. See compat_probe.c.
 #
 # Environment: RXE_DEV, SIW_DEV (tests/vm/run); SOFTVERBS_LIBDIR;
-# top_builddir (make check; default the current folder); SOFTVERBS_PRELOAD
-# (the sanitized pass: what softverbs' side needs in LD_PRELOAD).
+# top_builddir (make check; default the current folder). compat_probe is
+# built in the pass's build folder: instrumented in the sanitized pass.
 # Exit: 0 all equal; 1 a difference or a failed run; 77 cannot run here.
 set -u
 top=${top_builddir:-$(pwd)}
@@ -37,7 +37,7 @@ for dev in "${devs[@]}"; do
         env LD_LIBRARY_PATH= ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
             "$probe" $c "$dev" > "$work/rc" 2> "$work/rc.err"
         rc_rc=$?
-        env LD_LIBRARY_PATH="$libdir" ${SOFTVERBS_PRELOAD:+LD_PRELOAD="$SOFTVERBS_PRELOAD"} \
+        env LD_LIBRARY_PATH="$libdir" \
             "$probe" $c "$dev" > "$work/sv" 2> "$work/sv.err"
         sv_rc=$?
         if [ $rc_rc = 0 ] && [ $sv_rc = 0 ] &&

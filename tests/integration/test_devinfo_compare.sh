@@ -39,7 +39,8 @@ fail=0
 check() {
 	name=$1; shift
 	"$@" >"$tmp/ref" 2>&1; echo "exit $?" >>"$tmp/ref"
-	LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" "$@" >"$tmp/sv" 2>&1
+	# shellcheck disable=SC2086 # SOFTVERBS_EXEC_ENV: passes/san
+	env LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" ${SOFTVERBS_EXEC_ENV:-} "$@" >"$tmp/sv" 2>&1
 	echo "exit $?" >>"$tmp/sv"
 	if cmp -s "$tmp/ref" "$tmp/sv"; then
 		echo "PASS: $name ($(wc -l <"$tmp/ref") lines)"

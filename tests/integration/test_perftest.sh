@@ -80,7 +80,7 @@ run_once() {
     local prog=$1 spid
     shift
     port=$((port + 1))
-    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+    env LD_LIBRARY_PATH="$libdir" ${SOFTVERBS_EXEC_ENV:-} timeout -k 5 "$tmo" \
         "$prog" -d "$dev" -x "$gid" -p $port "$@" \
         > "$work/server.log" 2>&1 &
     spid=$!
@@ -89,7 +89,7 @@ run_once() {
         kill -0 $spid 2> /dev/null || break
         sleep 0.1
     done
-    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+    env LD_LIBRARY_PATH="$libdir" ${SOFTVERBS_EXEC_ENV:-} timeout -k 5 "$tmo" \
         "$prog" -d "$dev" -x "$gid" -p $port "$@" "$ip" \
         > "$work/client.log" 2>&1
     cli_rc=$?

@@ -56,7 +56,8 @@ label() {
 # end sv|rc: the environment of one end
 end_env() {
     if [ "$1" = sv ]; then
-        echo "LD_LIBRARY_PATH=$libdir"
+        # SOFTVERBS_EXEC_ENV: what the sanitized pass needs (passes/san)
+        echo "LD_LIBRARY_PATH=$libdir ${SOFTVERBS_EXEC_ENV:-}"
     else
         echo "LD_LIBRARY_PATH="
     fi
@@ -68,7 +69,7 @@ run_case() {
     shift 3
     port=$((port + 1))
     name="$prog $* (server $(label "$s"), client $(label "$c"))"
-    env "$(end_env "$s")" timeout -k 5 "$tmo" \
+    env $(end_env "$s") timeout -k 5 "$tmo" \
         "$prog" -d "$dev" -g "$gid" -n "$iters" -p $port "$@" \
         > "$work/server.log" 2>&1 &
     spid=$!
@@ -77,7 +78,7 @@ run_case() {
         kill -0 $spid 2> /dev/null || break
         sleep 0.1
     done
-    env "$(end_env "$c")" timeout -k 5 "$tmo" \
+    env $(end_env "$c") timeout -k 5 "$tmo" \
         "$prog" -d "$dev" -g "$gid" -n "$iters" -p $port "$@" 127.0.0.1 \
         > "$work/client.log" 2>&1
     cli_rc=$?

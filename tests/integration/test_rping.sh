@@ -59,7 +59,8 @@ label() {
 
 end_env() {
     if [ "$1" = sv ]; then
-        echo "LD_LIBRARY_PATH=$libdir"
+        # SOFTVERBS_EXEC_ENV: what the sanitized pass needs (passes/san)
+        echo "LD_LIBRARY_PATH=$libdir ${SOFTVERBS_EXEC_ENV:-}"
     else
         echo "LD_LIBRARY_PATH="
     fi
@@ -96,11 +97,11 @@ rping_case() {
     local s=$1 c=$2 dev=$3 ip=$4 spid srv_rc cli_rc ok=0 name
     port=$((port + 1))
     name="rping -C $count over $dev (server $(label "$s"), client $(label "$c"))"
-    env "$(end_env "$s")" timeout -k 5 "$tmo" \
+    env $(end_env "$s") timeout -k 5 "$tmo" \
         rping -s -a "$ip" -p $port > "$work/server.log" 2>&1 &
     spid=$!
     wait_listen $port $spid
-    env "$(end_env "$c")" timeout -k 5 "$tmo" \
+    env $(end_env "$c") timeout -k 5 "$tmo" \
         rping -c -a "$ip" -p $port -C "$count" -v > "$work/client.log" 2>&1
     cli_rc=$?
     wait $spid
@@ -115,12 +116,12 @@ perftest_try() {
     local prog=$1 dev=$2 ip=$3 spid
     port=$((port + 1))
     ok=0
-    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+    env LD_LIBRARY_PATH="$libdir" ${SOFTVERBS_EXEC_ENV:-} timeout -k 5 "$tmo" \
         "$prog" -R -d "$dev" -p $port -n "$iters" \
         > "$work/server.log" 2>&1 &
     spid=$!
     wait_listen $port $spid
-    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+    env LD_LIBRARY_PATH="$libdir" ${SOFTVERBS_EXEC_ENV:-} timeout -k 5 "$tmo" \
         "$prog" -R -d "$dev" -p $port -n "$iters" "$ip" \
         > "$work/client.log" 2>&1
     cli_rc=$?
