@@ -121,6 +121,8 @@ static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
 		memcpy(resp, out, resp_len);
 		memcpy(udata->resp, out + resp_len, uresp);
 	}
+	if (!ret && udata && udata->core_resp && resp_len)
+		memcpy(udata->core_resp, resp, resp_len);
 	if (uresp && out != out_stack)
 		free(out);
 out_free_in:
@@ -195,11 +197,9 @@ void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 
 int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd)
 {
-	struct sv_context *sctx = sv_to_context(ctx);
-
 	cmd->hdr.length = (uint16_t)(sizeof(cmd->hdr) +
 				     cmd->hdr.num_attrs * sizeof(cmd->attrs[0]));
-	cmd->hdr.driver_id = sctx->driver_id;
+	cmd->hdr.driver_id = sv_priv(ctx)->driver_id;
 	if (sv_cmd_ioctl_fn(ctx->cmd_fd, RDMA_VERBS_IOCTL, cmd))
 		return errno ? errno : EIO;
 	return 0;

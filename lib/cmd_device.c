@@ -12,9 +12,8 @@
 
 #include "core.h"
 
-int sv_cmd_get_context(struct sv_context *ctx, struct sv_udata *udata)
+int sv_cmd_get_context(struct ibv_context *ibctx, struct sv_udata *udata)
 {
-	struct ibv_context *ibctx = &ctx->vctx.context;
 	struct ib_uverbs_get_context req = { 0 };
 	struct ib_uverbs_get_context_resp resp = { 0 };
 	int ret;
@@ -25,10 +24,10 @@ int sv_cmd_get_context(struct sv_context *ctx, struct sv_udata *udata)
 		return ret;
 	ibctx->async_fd = (int)resp.async_fd;
 	ibctx->num_comp_vectors = (int)resp.num_comp_vectors;
-	return sv_cmd_query_context(ctx);
+	return sv_cmd_query_context(ibctx);
 }
 
-int sv_cmd_query_context(struct sv_context *ctx)
+int sv_cmd_query_context(struct ibv_context *ctx)
 {
 	uint64_t core_support = 0;
 	uint32_t vectors = 0;
@@ -42,12 +41,12 @@ int sv_cmd_query_context(struct sv_context *ctx)
 		     sizeof(vectors));
 	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
 		     &core_support, sizeof(core_support));
-	ret = sv_ioctl_exec(&ctx->vctx.context, &cmd);
+	ret = sv_ioctl_exec(ctx, &cmd);
 	if (sv_ioctl_unsupported(ret))
 		return 0;
 	if (ret)
 		return ret;
-	ctx->core_support = core_support;
+	sv_priv(ctx)->core_support = core_support;
 	return 0;
 }
 

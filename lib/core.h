@@ -12,6 +12,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "log.h"
+#include "private34.h"
 #include "provider.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
@@ -55,50 +56,84 @@ void sv_set_dev_dir(const char *dir);
 const char *sv_dev_dir(void);
 
 /* ---- devices (lib/device.c) --------------------------------------------- */
-struct sv_device {
-	struct ibv_device ibdev;          /* what applications see: first */
+/* The core's record of one kernel device. Every listed device is a
+ * struct verbs_device whose `sysfs` points here: rdma-core's providers
+ * allocate the verbs_device in alloc_device() and are handed &sd; for the
+ * built-in providers the core allocates a bare verbs_device. */
+struct sv_sysfs_dev {
+	struct verbs_sysfs_dev sd;        /* what rdma-core providers read: first */
 	uint32_t magic;                   /* SV_DEVICE_MAGIC */
-	const struct sv_provider *provider;
 	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN */
-	unsigned int abi_version;
-	enum rdma_driver_id driver_id;    /* RDMA_DRIVER_UNKNOWN from sysfs */
-	uint64_t node_guid;               /* host order */
-	int ib_index;                     /* netlink device index, -1 unknown */
-	int refcnt;                       /* atomic: the list + open contexts */
+	/* who drives it: a built-in provider, or (NULL) the rdma-core
+	 * provider in the verbs_device's ops */
+	const struct sv_provider *native;
+	int listed;                       /* in the registry (lock held) */
 };
 #define SV_DEVICE_MAGIC 0x73766476u
 
-static inline struct sv_device *sv_to_device(struct ibv_device *dev)
-{
-	return container_of(dev, struct sv_device, ibdev);
-}
-
-/* Build the list of usable devices (netlink, else sysfs; sysfs only when
- * SYSFS_PATH is set). *list is NULL-terminated, each device holding one
- * reference. Returns the count or -errno. */
-int sv_discover(struct sv_device ***list);
-void sv_device_get(struct sv_device *dev);
-void sv_device_put(struct sv_device *dev);
+/* The record of a device of ours, or NULL (not one of our lists). */
+struct sv_sysfs_dev *sv_device_sysfs(struct ibv_device *dev);
+/* Build the list of usable devices: the registry updated from the kernel
+ * (netlink, else sysfs; sysfs only when SYSFS_PATH is set). *list is
+ * NULL-terminated, each device held once. A device still present keeps
+ * its struct ibv_device across calls. Returns the count or -errno. */
+int sv_device_list(struct ibv_device ***list);
+void sv_device_hold(struct ibv_device *dev);
+void sv_device_put(struct ibv_device *dev);
 /* Node type from the text of sysfs node_type ("1: CA"). */
 enum ibv_node_type sv_parse_node_type(const char *text);
 enum ibv_transport_type sv_transport_of(enum ibv_node_type type);
+/* The character device of a listed device, opened O_RDWR|O_CLOEXEC:
+ * an fd or -1 with errno (logged). */
+int sv_device_open_cdev(struct sv_sysfs_dev *sysfs, const char *ibdev_name);
 
-/* ---- providers (lib/providers.c) ---------------------------------------- */
+/* ---- built-in providers (lib/providers.c) -------------------------------- */
 /* NULL-terminated list of built-in providers. */
 extern const struct sv_provider *const sv_providers[];
 const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 					    const char *ibdev_name,
 					    unsigned int abi_version);
 
+/* ---- rdma-core's providers (lib/rdmacore.c) ------------------------------- */
+/* Which providers drive devices: SOFTVERBS_PROVIDERS unset or "native"
+ * (built-in rxe/siw for their devices, rdma-core's libraries for the
+ * rest), "rdma-core" (rdma-core's libraries for every device). */
+enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
+/* The mode, or -EINVAL (logged) for any other value. Read once. */
+int sv_provider_mode(void);
+/* Find and attach an rdma-core provider for a found device: returns its
+ * verbs_device (refcount 1, sysfs = &s->sd) or NULL. Loads the provider
+ * libraries on first need. Called with the device registry lock held. */
+struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
+/* Free a device object of a provider (uninit_device) or of ours. */
+void sv_rdmacore_free_device(struct verbs_device *vdev);
+/* Tests: forget the loaded state (drivers registered stay). */
+void sv_rdmacore_reset(void);
+/* The registered rdma-core providers, in registration order. */
+size_t sv_rdmacore_driver_count(void);
+const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
+
 /* ---- contexts and ops (lib/context.c) ----------------------------------- */
 extern const struct sv_context_ops sv_default_ops;
 /* dst gets every non-NULL slot of src. */
 void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src);
+/* rdma-core providers start from EOPNOTSUPP in every slot. */
+void sv_ops_init_nosup(struct sv_context_ops *ops);
+/* dst gets every non-NULL slot of an rdma-core provider's table. */
+void sv_ops_take_verbs(struct sv_context_ops *dst,
+		       const struct verbs_context_ops *src);
 /* Number of NULL slots (a complete table has none). */
 size_t sv_ops_null_slots(const struct sv_context_ops *ops);
 /* Point the application-visible tables (ibv_context.ops and the
- * verbs_context slots) at ctx->ops and the core's wrappers. */
-void sv_context_install_ops(struct sv_context *ctx);
+ * verbs_context slots) at the core state's ops and the core's wrappers. */
+void sv_context_install_ops(struct verbs_context *vctx);
+/* Open a device driven by a built-in provider. */
+struct ibv_context *sv_native_open(struct ibv_device *device,
+				   struct sv_sysfs_dev *s);
+/* The part of opening a context both kinds of provider share, once the
+ * provider made it: tables installed, an async fd if it has none.
+ * 0 or a positive errno. */
+int sv_context_finish_open(struct verbs_context *vctx);
 
 /* ---- the command layer (lib/cmd.c) -------------------------------------- */
 /* How requests reach the kernel; tests replace these to record the bytes

@@ -35,7 +35,7 @@ static int check_access(struct ibv_context *ctx, unsigned int *access)
 		sv_err("REMOTE_WRITE/REMOTE_ATOMIC need LOCAL_WRITE");
 		return EINVAL;
 	}
-	if (!(sv_to_context(ctx)->core_support &
+	if (!(sv_priv(ctx)->core_support &
 	      IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
 		*access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
 	return 0;
@@ -76,7 +76,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		errno = -ret;
 		return NULL;
 	}
-	mr = sv_to_context(ctx)->ops.reg_mr(pd, addr, length, iova, (int)access);
+	mr = sv_priv(ctx)->ops.reg_mr(pd, addr, length, iova, (int)access);
 	if (!mr) {
 		int err = errno ? errno : EIO;
 
@@ -124,7 +124,7 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 		return EINVAL;
 	addr = mr->addr;
 	length = mr->length;
-	ret = sv_to_context(mr->context)->ops.dereg_mr(mr);
+	ret = sv_priv(mr->context)->ops.dereg_mr(mr);
 	if (ret)
 		return ret;
 	/* the pages are unpinned: the last registration of a page makes it
@@ -168,7 +168,7 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			return IBV_REREG_MR_ERR_DONT_FORK_NEW;
 		}
 	}
-	ret = sv_to_context(mr->context)->ops.rereg_mr(mr, flags, pd, addr,
+	ret = sv_priv(mr->context)->ops.rereg_mr(mr, flags, pd, addr,
 						       length, (int)acc);
 	if (ret) {
 		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&

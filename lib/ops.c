@@ -113,6 +113,47 @@ NOSUP_PTR(create_flow_action_esp, struct ibv_flow_action, struct ibv_context *c,
 NOSUP_INT(modify_flow_action_esp, struct ibv_flow_action *fa,
 	  struct ibv_flow_action_esp_attr *a)
 NOSUP_INT(destroy_flow_action, struct ibv_flow_action *fa)
+NOSUP_INT(query_ece, struct ibv_qp *qp, struct ibv_ece *ece)
+NOSUP_INT(set_ece, struct ibv_qp *qp, struct ibv_ece *ece)
+/* 0: no in-order guarantee is promised (rdma-core's answer too) */
+static int none_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				       uint32_t flags)
+{
+	return 0;
+}
+NOSUP_PTR(import_pd, struct ibv_pd, struct ibv_context *c, uint32_t h)
+NOSUP_PTR(import_mr, struct ibv_mr, struct ibv_pd *pd, uint32_t h)
+NOSUP_PTR(import_dm, struct ibv_dm, struct ibv_context *c, uint32_t h)
+/* nothing can have been imported through the defaults */
+static void nop_unimport_pd(struct ibv_pd *pd) {}
+static void nop_unimport_mr(struct ibv_mr *mr) {}
+static void nop_unimport_dm(struct ibv_dm *dm) {}
+
+/* The slots that have a generic default for the built-in providers need
+ * a plain EOPNOTSUPP one too: rdma-core's providers start from nothing
+ * but EOPNOTSUPP, as they do on rdma-core. */
+static int nosup_query_device_ex(struct ibv_context *c,
+				 const struct ibv_query_device_ex_input *i,
+				 struct ibv_device_attr_ex *a, size_t s)
+{
+	return EOPNOTSUPP;
+}
+NOSUP_INT(query_port, struct ibv_context *c, uint8_t p, struct ibv_port_attr *a)
+NOSUP_PTR(alloc_pd, struct ibv_pd, struct ibv_context *c)
+NOSUP_INT(dealloc_pd, struct ibv_pd *pd)
+NOSUP_PTR(reg_mr, struct ibv_mr, struct ibv_pd *pd, void *addr, size_t len,
+	  uint64_t va, int access)
+NOSUP_INT(rereg_mr, struct ibv_mr *mr, int f, struct ibv_pd *pd, void *addr,
+	  size_t len, int access)
+NOSUP_INT(dereg_mr, struct ibv_mr *mr)
+NOSUP_INT(dealloc_mw, struct ibv_mw *mw)
+NOSUP_INT(query_srq, struct ibv_srq *s, struct ibv_srq_attr *a)
+NOSUP_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+NOSUP_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
+	  struct ibv_qp_init_attr *i)
+NOSUP_INT(modify_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m)
+NOSUP_INT(attach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
+NOSUP_INT(detach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
 #pragma GCC diagnostic pop
 
 /* ---- generic command implementations ------------------------------------ */
@@ -172,7 +213,7 @@ static int generic_dealloc_pd(struct ibv_pd *pd)
 static struct ibv_mr *generic_reg_mr(struct ibv_pd *pd, void *addr,
 				     size_t length, uint64_t hca_va, int access)
 {
-	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+	struct sv_mr *mr = calloc(1, sizeof(*mr));
 	int ret;
 
 	if (!mr)
@@ -183,7 +224,7 @@ static struct ibv_mr *generic_reg_mr(struct ibv_pd *pd, void *addr,
 		errno = ret;
 		return NULL;
 	}
-	return mr;
+	return &mr->mr;
 }
 
 static int generic_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
@@ -199,7 +240,7 @@ static int generic_dereg_mr(struct ibv_mr *mr)
 
 	if (ret)
 		return ret;
-	free(mr);
+	free(container_of(mr, struct sv_mr, mr));
 	return 0;
 }
 
@@ -241,7 +282,7 @@ static struct ibv_qp *generic_create_qp(struct ibv_pd *pd,
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = pd,
 	};
-	struct ibv_qp *qp = sv_to_context(pd->context)->ops.create_qp_ex(pd->context, &ex);
+	struct ibv_qp *qp = sv_priv(pd->context)->ops.create_qp_ex(pd->context, &ex);
 
 	if (qp)
 		attr->cap = ex.cap;
@@ -340,7 +381,134 @@ const struct sv_context_ops sv_default_ops = {
 	.create_flow_action_esp = nosup_create_flow_action_esp,
 	.modify_flow_action_esp = nosup_modify_flow_action_esp,
 	.destroy_flow_action = nosup_destroy_flow_action,
+	.query_ece = nosup_query_ece,
+	.set_ece = nosup_set_ece,
+	.query_qp_data_in_order = none_query_qp_data_in_order,
+	.import_pd = nosup_import_pd,
+	.unimport_pd = nop_unimport_pd,
+	.import_mr = nosup_import_mr,
+	.unimport_mr = nop_unimport_mr,
+	.import_dm = nosup_import_dm,
+	.unimport_dm = nop_unimport_dm,
 };
+
+/* Where rdma-core's providers start (verbs_init_context): the same
+ * table with every generic command replaced by EOPNOTSUPP. */
+static struct sv_context_ops nosup_table(void)
+{
+	struct sv_context_ops t = sv_default_ops;
+
+	t.query_device_ex = nosup_query_device_ex;
+	t.query_port = nosup_query_port;
+	t.alloc_pd = nosup_alloc_pd;
+	t.dealloc_pd = nosup_dealloc_pd;
+	t.reg_mr = nosup_reg_mr;
+	t.rereg_mr = nosup_rereg_mr;
+	t.dereg_mr = nosup_dereg_mr;
+	t.dealloc_mw = nosup_dealloc_mw;
+	t.query_srq = nosup_query_srq;
+	t.create_qp = nosup_create_qp;
+	t.query_qp = nosup_query_qp;
+	t.modify_qp = nosup_modify_qp;
+	t.attach_mcast = nosup_attach_mcast;
+	t.detach_mcast = nosup_detach_mcast;
+	return t;
+}
+
+void sv_ops_init_nosup(struct sv_context_ops *ops)
+{
+	*ops = nosup_table();
+}
+
+/* rdma-core's verbs_context_ops into ours, slot by slot by name (the
+ * tables are ordered differently); only non-NULL slots are taken. The
+ * MR ops take a struct verbs_mr *, which points at its ibv_mr. */
+void sv_ops_take_verbs(struct sv_context_ops *dst,
+		       const struct verbs_context_ops *src)
+{
+#define TAKE(name)                                                            \
+	do {                                                                  \
+		if (src->name)                                                \
+			dst->name = (__typeof__(dst->name))(void (*)(void))src->name; \
+	} while (0)
+	TAKE(advise_mr);
+	TAKE(alloc_dm);
+	TAKE(alloc_mw);
+	TAKE(alloc_null_mr);
+	TAKE(alloc_parent_domain);
+	TAKE(alloc_pd);
+	TAKE(alloc_td);
+	TAKE(async_event);
+	TAKE(attach_counters_point_flow);
+	TAKE(attach_mcast);
+	TAKE(bind_mw);
+	TAKE(close_xrcd);
+	TAKE(cq_event);
+	TAKE(create_ah);
+	TAKE(create_counters);
+	TAKE(create_cq);
+	TAKE(create_cq_ex);
+	TAKE(create_flow);
+	TAKE(create_flow_action_esp);
+	TAKE(create_qp);
+	TAKE(create_qp_ex);
+	TAKE(create_rwq_ind_table);
+	TAKE(create_srq);
+	TAKE(create_srq_ex);
+	TAKE(create_wq);
+	TAKE(dealloc_mw);
+	TAKE(dealloc_pd);
+	TAKE(dealloc_td);
+	TAKE(dereg_mr);
+	TAKE(destroy_ah);
+	TAKE(destroy_counters);
+	TAKE(destroy_cq);
+	TAKE(destroy_flow);
+	TAKE(destroy_flow_action);
+	TAKE(destroy_qp);
+	TAKE(destroy_rwq_ind_table);
+	TAKE(destroy_srq);
+	TAKE(destroy_wq);
+	TAKE(detach_mcast);
+	/* free_context: kept in the core state, not a verb */
+	TAKE(free_dm);
+	TAKE(get_srq_num);
+	TAKE(import_dm);
+	TAKE(import_mr);
+	TAKE(import_pd);
+	TAKE(modify_cq);
+	TAKE(modify_flow_action_esp);
+	TAKE(modify_qp);
+	TAKE(modify_qp_rate_limit);
+	TAKE(modify_srq);
+	TAKE(modify_wq);
+	TAKE(open_qp);
+	TAKE(open_xrcd);
+	TAKE(poll_cq);
+	TAKE(post_recv);
+	TAKE(post_send);
+	TAKE(post_srq_ops);
+	TAKE(post_srq_recv);
+	TAKE(query_device_ex);
+	TAKE(query_ece);
+	TAKE(query_port);
+	TAKE(query_qp);
+	TAKE(query_qp_data_in_order);
+	TAKE(query_rt_values);
+	TAKE(query_srq);
+	TAKE(read_counters);
+	TAKE(reg_dm_mr);
+	TAKE(reg_dmabuf_mr);
+	TAKE(reg_mr);
+	TAKE(req_notify_cq);
+	TAKE(rereg_mr);
+	TAKE(resize_cq);
+	TAKE(set_ece);
+	TAKE(unimport_dm);
+	TAKE(unimport_mr);
+	TAKE(unimport_pd);
+#undef TAKE
+}
 
 /* The table is only function pointers of one size, so it can be walked
  * as an array; these asserts keep that true. */

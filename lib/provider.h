@@ -57,19 +57,42 @@ struct sv_cq {
 	};
 };
 
+/* The core objects below are laid out as rdma-core 44's verbs_qp,
+ * verbs_srq and verbs_mr (lib/private34.h checks it), so that the core
+ * treats objects of its own providers and of rdma-core's alike. */
+
 /* A QP: ibv_qp_ex starts with the ibv_qp. */
 struct sv_qp {
 	union {
 		struct ibv_qp qp;
 		struct ibv_qp_ex qp_ex;
 	};
-	int is_ex; /* created through create_qp_ex with the ex layout */
+	uint32_t comp_mask; /* SV_QP_EX: created with the ex layout */
+	void *xrcd;         /* unused by the soft providers */
 };
+#define SV_QP_EX (1u << 1)
 
 struct sv_srq {
 	struct ibv_srq srq;
 	enum ibv_srq_type srq_type;
-	uint32_t srq_num; /* XRC only */
+	void *xrcd;         /* unused by the soft providers */
+	struct ibv_cq *cq;  /* unused by the soft providers */
+	uint32_t srq_num;   /* XRC only */
+};
+
+/* An MR. mr_type and access tell ibv_dereg_mr whether the registration
+ * pinned user memory (and so went into the fork-safety map): the command
+ * helpers set them. */
+struct sv_mr {
+	struct ibv_mr mr;
+	uint32_t mr_type;   /* SV_MR_TYPE_* */
+	int access;         /* the access flags it was registered with */
+};
+enum {
+	SV_MR_TYPE_MR = 0,        /* user memory, pinned */
+	SV_MR_TYPE_NULL_MR = 1,
+	SV_MR_TYPE_IMPORTED_MR = 2,
+	SV_MR_TYPE_DMABUF_MR = 3, /* no user address range */
 };
 
 static inline struct sv_cq *sv_to_cq(struct ibv_cq *cq)
@@ -180,6 +203,10 @@ struct sv_context_ops {
 	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
 				    struct ibv_qp_rate_limit_attr *attr);
 	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				      uint32_t flags);
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -229,6 +256,14 @@ struct sv_context_ops {
 	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
 				      struct ibv_flow_action_esp_attr *attr);
 	int (*destroy_flow_action)(struct ibv_flow_action *action);
+
+	/* sharing objects between processes (ibv_import_*) */
+	struct ibv_pd *(*import_pd)(struct ibv_context *ctx, uint32_t pd_handle);
+	void (*unimport_pd)(struct ibv_pd *pd);
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	void (*unimport_mr)(struct ibv_mr *mr);
+	struct ibv_dm *(*import_dm)(struct ibv_context *ctx, uint32_t dm_handle);
+	void (*unimport_dm)(struct ibv_dm *dm);
 };
 
 /* ---- the provider (device-ops) table ----------------------------------- */
@@ -260,14 +295,24 @@ struct sv_provider {
 
 /* ---- the context ------------------------------------------------------- */
 
+/* The core's state of one open context, found from any verbs_context
+ * through its `priv` pointer: for the built-in providers it lives inside
+ * struct sv_context, for rdma-core's providers (whose context structs are
+ * their own) the core allocates it. */
+struct verbs_ex_private {
+	struct sv_context_ops ops;  /* defaults + the provider's slots */
+	uint32_t driver_id;         /* enum rdma_driver_id, or UNKNOWN */
+	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
+	/* rdma-core providers only: their free_context, NULL for ours */
+	void (*free_context)(struct ibv_context *ctx);
+	int from_rdma_core;         /* made by an rdma-core provider */
+};
+
 struct sv_context {
 	/* immutable after open */
 	const struct sv_provider *provider;
 	unsigned int abi_version;   /* the device's uverbs ABI */
-	uint32_t driver_id;         /* enum rdma_driver_id, or UNKNOWN */
-	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
-	struct sv_context_ops ops;  /* defaults + the provider's slots */
-	void *core_priv;            /* core-only state */
+	struct verbs_ex_private core;
 	/* what applications see; must be last (verbs.h's layout) */
 	struct verbs_context vctx;
 };
@@ -275,6 +320,12 @@ struct sv_context {
 static inline struct sv_context *sv_to_context(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct sv_context, vctx.context);
+}
+
+/* The core state of any context (the built-in providers' or rdma-core's). */
+static inline struct verbs_ex_private *sv_priv(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct verbs_context, context)->priv;
 }
 
 /* ---- commands: what a provider sends ------------------------------------ */
@@ -288,15 +339,18 @@ struct sv_udata {
 	size_t req_len;
 	void *resp;
 	size_t resp_len;
+	/* Optional: also receives a copy of the core response (rdma-core's
+	 * ibv_cmd_* callers keep one in front of their driver part). */
+	void *core_resp;
 };
 
 /* GET_CONTEXT: fills cmd_fd-derived fields of ctx (async_fd,
  * num_comp_vectors). */
-int sv_cmd_get_context(struct sv_context *ctx, struct sv_udata *udata);
+int sv_cmd_get_context(struct ibv_context *ctx, struct sv_udata *udata);
 
-/* QUERY_CONTEXT (ioctl): fills ctx->core_support; 0 when the kernel
- * lacks the method. sv_cmd_get_context calls it. */
-int sv_cmd_query_context(struct sv_context *ctx);
+/* QUERY_CONTEXT (ioctl): fills the core state's core_support; 0 when the
+ * kernel lacks the method. sv_cmd_get_context calls it. */
+int sv_cmd_query_context(struct ibv_context *ctx);
 
 /* QUERY_DEVICE (extended when the caller's attr_size asks for more than
  * the base attributes): fills *attr up to attr_size (attr_size >=
@@ -315,8 +369,10 @@ int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 int sv_cmd_alloc_pd(struct ibv_context *ctx, struct ibv_pd *pd,
 		    struct sv_udata *udata);
 int sv_cmd_dealloc_pd(struct ibv_pd *pd);
+/* fills mr (the ibv_mr's context, pd, addr, length, handle, keys;
+ * mr_type SV_MR_TYPE_MR and access) */
 int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-		  uint64_t hca_va, int access, struct ibv_mr *mr,
+		  uint64_t hca_va, int access, struct sv_mr *mr,
 		  struct sv_udata *udata);
 int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, int access,

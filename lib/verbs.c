@@ -13,7 +13,7 @@
 
 static inline struct sv_context_ops *ops_of(struct ibv_context *ctx)
 {
-	return &sv_to_context(ctx)->ops;
+	return &sv_priv(ctx)->ops;
 }
 
 /* A context this library opened (the only kind it can dispatch). */
@@ -137,20 +137,11 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 	return 0;
 }
 
-/* rdma-core's <infiniband/driver.h> enum, not in the public headers. */
-enum sv_gid_type_sysfs {
-	SV_GID_TYPE_SYSFS_IB_ROCE_V1 = 0,
-	SV_GID_TYPE_SYSFS_ROCE_V2 = 1,
-};
-
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum sv_gid_type_sysfs *type);
-
 /* IBVERBS_PRIVATE_34, imported by Debian's ibv_devinfo: 0, or -1 with
  * errno. */
 SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 				 uint8_t port_num, unsigned int index,
-				 enum sv_gid_type_sysfs *type)
+				 enum ibv_gid_type_sysfs *type)
 {
 	struct ibv_gid_entry e;
 	int ret;
@@ -161,7 +152,7 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 	}
 	ret = sv_query_gid_entry(context, port_num, index, &e);
 	if (ret == ENODATA) {
-		*type = SV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 		return 0;
 	}
 	if (ret) {
@@ -169,7 +160,7 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 		return -1;
 	}
 	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
-		SV_GID_TYPE_SYSFS_ROCE_V2 : SV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 	return 0;
 }
 
@@ -477,7 +468,7 @@ SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 		return NULL;
 	}
 	sqp = sv_to_qp(qp);
-	if (!sqp->is_ex) {
+	if (!(sqp->comp_mask & SV_QP_EX)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

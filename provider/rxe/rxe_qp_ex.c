@@ -359,7 +359,7 @@ int rxe_qp_ex_init(struct rxe_qp *qp)
 	qpx->wr_set_inline_data = wr_set_inline_data;
 	qpx->wr_set_inline_data_list = wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = wr_set_ud_addr;
-	qp->core.is_ex = 1;
+	qp->core.comp_mask |= SV_QP_EX;
 	return 0;
 }
 

@@ -95,16 +95,17 @@ static void setup(void)
 {
 	ctx = calloc(1, sizeof(*ctx));
 	ck_assert_ptr_nonnull(ctx);
-	ctx->ops = sv_default_ops;
-	ctx->driver_id = RDMA_DRIVER_RXE;
+	ctx->core.ops = sv_default_ops;
+	ctx->core.driver_id = RDMA_DRIVER_RXE;
 	ctx->vctx.sz = sizeof(ctx->vctx);
+	ctx->vctx.priv = &ctx->core;
 	ibctx = &ctx->vctx.context;
 	ibctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	ibctx->cmd_fd = FAKE_FD;
 	ibctx->async_fd = -1;
 	ibctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ibctx->mutex, NULL);
-	sv_context_install_ops(ctx);
+	sv_context_install_ops(&ctx->vctx);
 	sv_cmd_write_fn = fake_write;
 	sv_cmd_ioctl_fn = fake_ioctl;
 	writes = 0;
@@ -152,12 +153,12 @@ START_TEST(get_context)
 
 	set_reply(r, sizeof(r));
 	ioctl_errno = ENOTTY; /* no QUERY_CONTEXT: nothing optional */
-	ck_assert_int_eq(sv_cmd_get_context(ctx, NULL), 0);
+	ck_assert_int_eq(sv_cmd_get_context(ibctx, NULL), 0);
 	ck_assert_uint_eq(last_len, 16);
 	assert_hdr(0, 4, 2);
 	ck_assert_int_eq(ibctx->async_fd, 12);
 	ck_assert_int_eq(ibctx->num_comp_vectors, 3);
-	ck_assert_uint_eq(ctx->core_support, 0);
+	ck_assert_uint_eq(ctx->core.core_support, 0);
 }
 END_TEST
 
@@ -166,7 +167,7 @@ START_TEST(alloc_pd_with_driver_trailers)
 	const uint32_t r[3] = { 7, 0xaabbccdd, 0x11223344 };
 	const uint64_t drv_req = 0x0102030405060708ULL;
 	uint64_t drv_resp = 0;
-	struct sv_udata udata = { &drv_req, 8, &drv_resp, 8 };
+	struct sv_udata udata = { &drv_req, 8, &drv_resp, 8, NULL };
 	struct ibv_pd pd;
 
 	set_reply(r, sizeof(r));
@@ -186,13 +187,14 @@ START_TEST(reg_mr_layout)
 {
 	const uint32_t r[3] = { 5, 0x100, 0x200 }; /* handle, lkey, rkey */
 	struct ibv_pd pd = { .context = NULL, .handle = 9 };
-	struct ibv_mr mr;
+	struct sv_mr smr;
+	struct ibv_mr *mr = &smr.mr;
 	char buf[64];
 
 	pd.context = ibctx;
 	set_reply(r, sizeof(r));
 	ck_assert_int_eq(sv_cmd_reg_mr(&pd, buf, sizeof(buf), 0x1000,
-				       IBV_ACCESS_LOCAL_WRITE, &mr, NULL), 0);
+				       IBV_ACCESS_LOCAL_WRITE, &smr, NULL), 0);
 	ck_assert_uint_eq(last_len, 8 + 40);
 	assert_hdr(9, 12, 3);
 	ck_assert(u64_at(last_cmd, 8 + 8) == (uintptr_t)buf);  /* start */
@@ -200,9 +202,12 @@ START_TEST(reg_mr_layout)
 	ck_assert(u64_at(last_cmd, 8 + 24) == 0x1000);         /* hca_va */
 	ck_assert_uint_eq(u32_at(last_cmd, 8 + 32), 9);        /* pd_handle */
 	ck_assert_uint_eq(u32_at(last_cmd, 8 + 36), IBV_ACCESS_LOCAL_WRITE);
-	ck_assert_uint_eq(mr.handle, 5);
-	ck_assert_uint_eq(mr.lkey, 0x100);
-	ck_assert_uint_eq(mr.rkey, 0x200);
+	ck_assert_uint_eq(mr->handle, 5);
+	ck_assert_uint_eq(mr->lkey, 0x100);
+	ck_assert_uint_eq(mr->rkey, 0x200);
+	/* what ibv_dereg_mr needs to know about it */
+	ck_assert_uint_eq(smr.mr_type, SV_MR_TYPE_MR);
+	ck_assert_int_eq(smr.access, IBV_ACCESS_LOCAL_WRITE);
 }
 END_TEST
 
@@ -222,7 +227,7 @@ START_TEST(create_cq_layout_and_reply)
 {
 	const uint32_t r[4] = { 3, 255, 0xdead, 0xbeef }; /* handle, cqe, drv */
 	uint64_t drv = 0;
-	struct sv_udata udata = { NULL, 0, &drv, 8 };
+	struct sv_udata udata = { NULL, 0, &drv, 8, NULL };
 	struct ibv_comp_channel ch = { .context = NULL, .fd = 33 };
 	struct sv_cq cq;
 
@@ -404,7 +409,7 @@ START_TEST(misaligned_sizes_are_refused)
 {
 	uint8_t req[12] = { 0 }, resp[8];
 	uint8_t odd[3] = { 0 };
-	struct sv_udata u = { odd, sizeof(odd), NULL, 0 };
+	struct sv_udata u = { odd, sizeof(odd), NULL, 0, NULL };
 
 	ck_assert_int_eq(sv_cmd_write(ibctx, 3, req, 10, resp, 8, NULL),
 			 EINVAL);
