@@ -18,8 +18,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -276,34 +279,90 @@ static int fake_ioctl(int fd, unsigned long request, void *arg)
 
 /* ---- an application ------------------------------------------------------------ */
 
-static struct sv_device devs[2];
+/* The two devices, found by the core's own sysfs discovery over a fake
+ * tree (SYSFS_PATH): rxe0 (uverbs ABI 2) and siw0 (ABI 1), whose
+ * character devices are made with /dev/null's numbers (1:3), so opening
+ * them gives an fd that the fake kernel answers for. Needs root (mknod). */
+static struct ibv_device *devs[2];
+static struct ibv_device **dev_list; /* held for the whole run */
 #ifdef FUZZ_RECORD
 static int record_which;
 #endif
 
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = path + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		fprintf(stderr, "fuzz_verbs: cannot write %s\n", path);
+		abort();
+	}
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static const struct {
-		enum rdma_driver_id id;
-		const char *name;
-		unsigned int abi;
-	} kinds[2] = { { RDMA_DRIVER_RXE, "rxe0", 2 }, { RDMA_DRIVER_SIW, "siw0", 1 } };
+	static const char *const names[2][3] = { { "uverbs0", "rxe0", "2\n" },
+						  { "uverbs1", "siw0", "1\n" } };
+	static char root[] = "/tmp/sv-fuzz-verbs-XXXXXX";
+	char rel[256], path[512];
+	struct ibv_device **list;
 
 	(void)argc;
 	(void)argv;
+#ifndef FUZZ_RECORD
+	if (!mkdtemp(root))
+		abort();
+	put_file(root, "sys/class/infiniband_verbs/abi_version", "6\n");
 	for (int i = 0; i < 2; i++) {
-		struct sv_device *d = &devs[i];
-
-		d->magic = SV_DEVICE_MAGIC;
-		d->provider = sv_provider_match(kinds[i].id, kinds[i].name, kinds[i].abi);
-		if (!d->provider)
+		snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", names[i][0]);
+		put_file(root, rel, names[i][1]);
+		snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", names[i][0]);
+		put_file(root, rel, names[i][2]);
+		snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", names[i][0]);
+		put_file(root, rel, "1:3\n");
+		snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", names[i][1]);
+		put_file(root, rel, "1: CA\n");
+		snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", names[i][1]);
+		put_file(root, rel, "0200:00ff:fe00:0000\n");
+		snprintf(path, sizeof(path), "%s/dev", root);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/dev/%s", root, names[i][0]);
+		if (mknod(path, S_IFCHR | 0600, makedev(1, 3))) {
+			fprintf(stderr, "fuzz_verbs: mknod %s: %s (needs root)\n", path, strerror(errno));
 			abort();
-		d->abi_version = kinds[i].abi;
-		d->driver_id = kinds[i].id;
-		d->refcnt = 1; /* never freed */
-		strcpy(d->ibdev.name, kinds[i].name);
-		strcpy(d->devnode, "/dev/null");
+		}
 	}
+	snprintf(path, sizeof(path), "%s/sys", root);
+	setenv("SYSFS_PATH", path, 1);
+	sv_sysfs_reset();
+	snprintf(path, sizeof(path), "%s/dev", root);
+	sv_set_dev_dir(strdup(path));
+	dev_list = list = ibv_get_device_list(NULL);
+	for (int i = 0; list && list[i]; i++)
+		for (int k = 0; k < 2; k++)
+			if (!strcmp(ibv_get_device_name(list[i]), names[k][1]))
+				devs[k] = list[i];
+	if (!devs[0] || !devs[1]) {
+		fprintf(stderr, "fuzz_verbs: the fake devices were not listed\n");
+		abort();
+	}
+	/* the list stays: the devices with it */
+#else
+	(void)put_file;
+	(void)root;
+	(void)rel;
+	(void)path;
+	(void)list;
+	(void)names;
+#endif
 #ifdef FUZZ_RECORD
 	sv_cmd_write_fn = rec_write;
 	sv_cmd_ioctl_fn = rec_ioctl;
@@ -418,7 +477,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ibv_free_device_list(list);
 	}
 #else
-	ctx = ibv_open_device(&devs[which].ibdev);
+	ctx = ibv_open_device(devs[which]);
 #endif
 	if (!ctx)
 		return 0;
