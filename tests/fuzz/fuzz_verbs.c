@@ -283,10 +283,11 @@ static int fake_ioctl(int fd, unsigned long request, void *arg)
  * tree (SYSFS_PATH): rxe0 (uverbs ABI 2) and siw0 (ABI 1), whose
  * character devices are made with /dev/null's numbers (1:3), so opening
  * them gives an fd that the fake kernel answers for. Needs root (mknod). */
-static struct ibv_device *devs[2];
-static struct ibv_device **dev_list; /* held for the whole run */
 #ifdef FUZZ_RECORD
 static int record_which;
+#else
+static struct ibv_device *devs[2];
+static struct ibv_device **dev_list; /* held for the whole run */
 #endif
 
 static void put_file(const char *root, const char *rel, const char *text)
