@@ -54,6 +54,8 @@ static const char *const op_names[NOPS] = { "rounds", "mr", "fork", "system", "s
 static atomic_ulong ops[NOPS];
 static atomic_ulong anomalies;
 static atomic_int stop;
+/* The async reader stops last: the others may still wait for an event. */
+static atomic_int stop_async;
 static int quiet;
 
 static struct ibv_context *ctx;
@@ -451,7 +453,7 @@ static void *async_reader(void *arg)
 
 	(void)arg;
 	/* the fd is blocking; poll with a timeout so that stop is seen */
-	while (!atomic_load(&stop)) {
+	while (!atomic_load(&stop_async)) {
 		struct ibv_async_event ev;
 
 		if (poll(&pfd, 1, 200) <= 0)
@@ -626,7 +628,7 @@ int main(int argc, char **argv)
 	pthread_t th[MAX_WORKERS + 4];
 	unsigned long last[NOPS] = { 0 };
 	double seconds = 600, t_last;
-	int nworkers = 4, nth = 0, opt;
+	int nworkers = 4, nth = 0, opt, async_th;
 	struct ibv_device **list;
 
 	if (getenv("RXE_GID"))
@@ -675,6 +677,7 @@ int main(int argc, char **argv)
 		pthread_create(&th[nth++], NULL, worker, (void *)(uintptr_t)i);
 	pthread_create(&th[nth++], NULL, mr_churn, NULL);
 	pthread_create(&th[nth++], NULL, forker, NULL);
+	async_th = nth;
 	pthread_create(&th[nth++], NULL, async_reader, NULL);
 	pthread_create(&th[nth++], NULL, errors, NULL);
 	while (now() - t0 < seconds) {
@@ -690,7 +693,10 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&stop, 1);
 	for (int i = 0; i < nth; i++)
-		pthread_join(th[i], NULL);
+		if (i != async_th)
+			pthread_join(th[i], NULL);
+	atomic_store(&stop_async, 1);
+	pthread_join(th[async_th], NULL);
 	{
 		double el = now() - t0;
 		unsigned long zero[NOPS] = { 0 };
