@@ -204,3 +204,54 @@ int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd)
 		return errno ? errno : EIO;
 	return 0;
 }
+
+/* ---- rdma-core's command buffers ------------------------------------------ */
+
+int sv_udata_of_provider(struct sv_udata *u, int ex, size_t req_len,
+			 size_t resp_len, const void *cmd, size_t cmd_size,
+			 void *presp, size_t presp_size)
+{
+	/* the provider's buffer starts with room for the header(s) and the
+	 * core request; its own data follows */
+	size_t core_in = sizeof(struct ib_uverbs_cmd_hdr) +
+			 (ex ? sizeof(struct ib_uverbs_ex_cmd_hdr) : 0) + req_len;
+
+	memset(u, 0, sizeof(*u));
+	/* rdma-core's request and response types always hold the core part:
+	 * anything shorter is a provider bug, not a command */
+	if ((cmd && cmd_size < core_in) || (presp && presp_size < resp_len)) {
+		sv_err("provider buffers too short (request %zu < %zu or reply %zu < %zu bytes)",
+		       cmd_size, core_in, presp_size, resp_len);
+		return EINVAL;
+	}
+	if (cmd && cmd_size > core_in) {
+		u->req = (const uint8_t *)cmd + core_in;
+		u->req_len = cmd_size - core_in;
+	}
+	if (presp && presp_size > resp_len) {
+		u->resp = (uint8_t *)presp + resp_len;
+		u->resp_len = presp_size - resp_len;
+	}
+	if (presp && resp_len)
+		u->core_resp = presp;
+	return 0;
+}
+
+int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
+		     void *req, size_t req_len, void *resp, size_t resp_len,
+		     const void *cmd, size_t cmd_size, void *presp,
+		     size_t presp_size)
+{
+	struct sv_udata udata;
+	int ret;
+
+	ret = sv_udata_of_provider(&udata, ex, req_len, resp_len, cmd,
+				   cmd_size, presp, presp_size);
+	if (ret)
+		return ret;
+	if (ex)
+		return sv_cmd_write_ex(ctx, command, req, req_len, resp,
+				       resp_len, &udata);
+	return sv_cmd_write(ctx, command, req, req_len, resp, resp_len,
+			    &udata);
+}

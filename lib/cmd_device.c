@@ -157,9 +157,10 @@ static void copy_ex_attr(struct ibv_device_attr_ex *a, size_t attr_size,
 int sv_cmd_query_device_ex(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
-			   uint64_t *raw_fw_ver)
+			   struct ib_uverbs_ex_query_device_resp *reply)
 {
 	struct ib_uverbs_ex_query_device_resp resp;
+	struct sv_sysfs_dev *s;
 	int ret;
 
 	if (!ctx || !attr || (input && input->comp_mask) ||
@@ -194,12 +195,17 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 				   NULL);
 		if (ret)
 			return ret;
-		resp.response_length = 0;
+		resp.response_length = sizeof(resp.base);
 	}
 	copy_base_attr(&attr->orig_attr, &resp.base);
 	copy_ex_attr(attr, attr_size, &resp);
-	if (raw_fw_ver)
-		*raw_fw_ver = resp.base.fw_ver;
+	/* netlink counts the ports of devices with more than 255 */
+	s = sv_device_sysfs(ctx->device);
+	if (s && s->sd.num_ports &&
+	    attr_size >= END_OF(struct ibv_device_attr_ex, phys_port_cnt_ex))
+		attr->phys_port_cnt_ex = s->sd.num_ports;
+	if (reply)
+		*reply = resp;
 	return 0;
 }
 

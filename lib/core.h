@@ -101,14 +101,20 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
 /* The mode, or -EINVAL (logged) for any other value. Read once. */
 int sv_provider_mode(void);
-/* Find and attach an rdma-core provider for a found device: returns its
- * verbs_device (refcount 1, sysfs = &s->sd) or NULL. Loads the provider
- * libraries on first need. Called with the device registry lock held. */
+/* Find and attach a registered rdma-core provider for a found device:
+ * returns its verbs_device (ops set; the caller fills the rest) or NULL.
+ * Called with the device registry lock held. */
 struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
+/* Load rdma-core's provider libraries unless done before: 1 when it
+ * loaded them now (so attaching is worth trying again). Device registry
+ * lock held. */
+int sv_rdmacore_load(void);
 /* Free a device object of a provider (uninit_device) or of ours. */
 void sv_rdmacore_free_device(struct verbs_device *vdev);
-/* Tests: forget the loaded state (drivers registered stay). */
+/* Tests: forget the loaded state (drivers registered stay); read the
+ * config and libraries from elsewhere (NULL: the configured folders). */
 void sv_rdmacore_reset(void);
+void sv_rdmacore_set_dirs(const char *config, const char *providers);
 /* The registered rdma-core providers, in registration order. */
 size_t sv_rdmacore_driver_count(void);
 const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
@@ -173,6 +179,40 @@ int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd);
 static inline int sv_ioctl_unsupported(int err)
 {
 	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
+}
+
+/* CREATE_QP for a bare struct ibv_qp (rdma-core's ibv_cmd_create_qp):
+ * nothing written behind it. ex: the extended command. */
+int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr,
+			  struct sv_udata *udata, int ex);
+
+/* rdma-core's write helpers (ibv_cmd_* of IBVERBS_PRIVATE_34) take the
+ * provider's buffers: cmd (cmd_size bytes) begins with room for the
+ * uverbs header(s) and the core request, then the provider's own data;
+ * presp (presp_size bytes) begins with the core response, then the
+ * provider's. Send req/resp (the core structs, built by the caller) with
+ * the provider's data as trailers; on success presp gets the core
+ * response and the provider's response after it. 0 or a positive errno
+ * (EINVAL for a buffer shorter than its core part). */
+/* The driver's parts of an rdma-core provider's request and reply
+ * buffers (cmd: the uverbs header(s), the req_len-byte core request, then
+ * the driver's; presp: the resp_len-byte core reply, then the driver's)
+ * as the trailers of a command; u->core_resp = presp. 0, or EINVAL (and a
+ * log line) when a buffer is shorter than its core part. */
+int sv_udata_of_provider(struct sv_udata *u, int ex, size_t req_len,
+			 size_t resp_len, const void *cmd, size_t cmd_size,
+			 void *presp, size_t presp_size);
+int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
+		     void *req, size_t req_len, void *resp, size_t resp_len,
+		     const void *cmd, size_t cmd_size, void *presp,
+		     size_t presp_size);
+
+/* A destroy command's result as rdma-core reports it: EIO (the device is
+ * gone) counts as success when verbs_allow_disassociate_destroy is set. */
+static inline int sv_destroy_result(int ret)
+{
+	return ret == EIO && verbs_allow_disassociate_destroy ? 0 : ret;
 }
 
 /* ---- device queries (lib/cmd_device.c) ---------------------------------- */

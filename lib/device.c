@@ -124,7 +124,8 @@ static void fill_ibv_device(struct verbs_device *vdev, struct sv_sysfs_dev *s)
 }
 
 /* A device object for a found record, driven by a built-in provider or
- * by one of rdma-core's; NULL when nobody drives it. */
+ * by one of rdma-core's already registered; NULL when nobody drives it
+ * (yet: the caller may load rdma-core's libraries and try again). */
 static struct verbs_device *attach(struct sv_sysfs_dev *s)
 {
 	struct verbs_device *vdev = NULL;
@@ -142,13 +143,8 @@ static struct verbs_device *attach(struct sv_sysfs_dev *s)
 	}
 	if (!vdev)
 		vdev = sv_rdmacore_attach(s);
-	if (!vdev) {
-		sv_warn("%s (%s): no provider for driver id %u with uverbs ABI %u; device skipped",
-			s->sd.ibdev_name, s->sd.sysfs_name, s->sd.driver_id,
-			s->sd.abi_ver);
-		return NULL;
-	}
-	fill_ibv_device(vdev, s);
+	if (vdev)
+		fill_ibv_device(vdev, s);
 	return vdev;
 }
 
@@ -315,37 +311,35 @@ static int sysfs_one(const char *class_dir, const char *entry,
 	return 0;
 }
 
-static int is_uverbs(const struct dirent *de)
-{
-	return !strncmp(de->d_name, "uverbs", 6);
-}
-
-/* In uverbsN order (versionsort: uverbs2 before uverbs10), which is the
- * order the devices were created in, like the kernel's device index that
- * orders the netlink listing; readdir's order is a hash order. */
+/* In the directory's order, as rdma-core lists devices found this way
+ * (the kernel's is a hash order). */
 static int discover_sysfs(struct found_vec *fv, const char *class_dir)
 {
-	struct dirent **names;
-	int n, ret = 0;
+	struct dirent *de;
+	DIR *dir;
+	int ret = 0;
 
-	n = scandir(class_dir, &names, is_uverbs, versionsort);
-	if (n < 0)
+	dir = opendir(class_dir);
+	if (!dir)
 		return -errno;
-	for (int i = 0; i < n; i++) {
-		struct sv_sysfs_dev *s = ret ? NULL : new_record();
+	while (!ret && (de = readdir(dir))) {
+		struct sv_sysfs_dev *s;
 
-		if (!ret && !s)
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		s = new_record();
+		if (!s) {
 			ret = -ENOMEM;
-		if (s && !sysfs_one(class_dir, names[i]->d_name, s) &&
-		    !finish_record(s)) {
+			break;
+		}
+		if (!sysfs_one(class_dir, de->d_name, s) && !finish_record(s)) {
 			ret = found_add(fv, s);
 			if (!ret)
 				s = NULL;
 		}
 		free(s);
-		free(names[i]);
 	}
-	free(names);
+	closedir(dir);
 	return ret;
 }
 
@@ -480,14 +474,14 @@ static int discover(struct found_vec *fv)
 		return -ENOSYS;
 	}
 
-	/* With SYSFS_PATH the caller asks about that tree: netlink would
-	 * describe this machine instead. */
-	if (!secure_getenv("SYSFS_PATH")) {
-		ret = discover_netlink(fv);
-		if (ret) {
-			sv_dbg("netlink discovery failed (%d), trying sysfs", ret);
-			found_free(fv);
-		}
+	/* Netlink first, as rdma-core does (SYSFS_PATH only moves the sysfs
+	 * root its files are read from): it orders devices by the kernel's
+	 * index and names their uverbs char devices; the sysfs class folder
+	 * is the fallback for kernels or namespaces without RDMA netlink. */
+	ret = discover_netlink(fv);
+	if (ret) {
+		sv_dbg("netlink discovery failed (%d), trying sysfs", ret);
+		found_free(fv);
 	}
 	if (ret)
 		ret = discover_sysfs(fv, class_dir);
@@ -521,13 +515,41 @@ static int same_device(const struct verbs_sysfs_dev *a,
 	return 1;
 }
 
+/* Attach the not yet listed records of fv, newest first in the list:
+ * rdma-core walks its found list backwards and puts every device it can
+ * drive at the head, so one pass leaves them in the kernel's order in
+ * front of the devices already listed. Takes the records it uses (NULL
+ * in fv). registry_lock held. */
+static void attach_pass(struct found_vec *fv)
+{
+	for (size_t k = fv->n; k-- > 0;) {
+		struct sv_sysfs_dev *s = fv->v[k];
+		struct verbs_device *vdev;
+
+		if (!s)
+			continue;
+		s->magic = SV_DEVICE_MAGIC;
+		vdev = attach(s);
+		if (!vdev) {
+			s->magic = 0;
+			continue;
+		}
+		fv->v[k] = NULL;
+		s->listed = 1;
+		memmove(&registry[1], &registry[0],
+			registry_n * sizeof(*registry));
+		registry[0] = vdev;
+		registry_n++;
+	}
+}
+
 /* Drop from the registry the devices the kernel no longer has, keep the
- * rest in place, put new devices first (as rdma-core lists them).
- * Takes the records of fv it uses (NULL in fv). registry_lock held. */
+ * rest in place, add the new ones (the provider libraries are loaded the
+ * first time a device turns up that no registered provider drives).
+ * registry_lock held. */
 static int registry_update(struct found_vec *fv)
 {
 	size_t kept = 0, fresh = 0;
-	struct verbs_device **v;
 
 	for (size_t i = 0; i < registry_n; i++) {
 		struct verbs_device *vdev = registry[i];
@@ -553,33 +575,26 @@ static int registry_update(struct found_vec *fv)
 	for (size_t j = 0; j < fv->n; j++)
 		fresh += fv->v[j] != NULL;
 	if (registry_n + fresh > registry_cap) {
-		v = realloc(registry, (registry_n + fresh) * sizeof(*v));
+		struct verbs_device **v =
+			realloc(registry, (registry_n + fresh) * sizeof(*v));
+
 		if (!v)
 			return -ENOMEM;
 		registry = v;
 		registry_cap = registry_n + fresh;
 	}
-	/* new devices go in front, in the kernel's order */
-	fresh = 0;
+	attach_pass(fv);
 	for (size_t j = 0; j < fv->n; j++) {
-		struct sv_sysfs_dev *s = fv->v[j];
-		struct verbs_device *vdev;
-
-		if (!s)
-			continue;
-		s->magic = SV_DEVICE_MAGIC;
-		vdev = attach(s);
-		if (!vdev) {
-			s->magic = 0;
-			continue; /* freed with fv */
+		if (fv->v[j] && sv_rdmacore_load()) {
+			attach_pass(fv);
+			break;
 		}
-		fv->v[j] = NULL;
-		s->listed = 1;
-		memmove(&registry[fresh + 1], &registry[fresh],
-			(registry_n - fresh) * sizeof(*registry));
-		registry[fresh++] = vdev;
-		registry_n++;
 	}
+	for (size_t j = 0; j < fv->n; j++)
+		if (fv->v[j])
+			sv_warn("%s (%s): no provider for driver id %u with uverbs ABI %u; device skipped",
+				fv->v[j]->sd.ibdev_name, fv->v[j]->sd.sysfs_name,
+				fv->v[j]->sd.driver_id, fv->v[j]->sd.abi_ver);
 	return 0;
 }
 

@@ -35,8 +35,6 @@ NOSUP_PTR(alloc_td, struct ibv_td, struct ibv_context *c, struct ibv_td_init_att
 NOSUP_INT(dealloc_td, struct ibv_td *td)
 NOSUP_PTR(alloc_parent_domain, struct ibv_pd, struct ibv_context *c,
 	  struct ibv_parent_domain_init_attr *a)
-NOSUP_PTR(reg_dmabuf_mr, struct ibv_mr, struct ibv_pd *pd, uint64_t off,
-	  size_t len, uint64_t iova, int fd, int access)
 NOSUP_PTR(alloc_null_mr, struct ibv_mr, struct ibv_pd *pd)
 NOSUP_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a,
 	  uint32_t f, struct ibv_sge *s, uint32_t n)
@@ -147,6 +145,8 @@ NOSUP_INT(rereg_mr, struct ibv_mr *mr, int f, struct ibv_pd *pd, void *addr,
 	  size_t len, int access)
 NOSUP_INT(dereg_mr, struct ibv_mr *mr)
 NOSUP_INT(dealloc_mw, struct ibv_mw *mw)
+NOSUP_PTR(reg_dmabuf_mr, struct ibv_mr, struct ibv_pd *pd, uint64_t off,
+	  size_t len, uint64_t iova, int fd, int access)
 NOSUP_INT(query_srq, struct ibv_srq *s, struct ibv_srq_attr *a)
 NOSUP_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 NOSUP_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
@@ -163,12 +163,14 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 				   struct ibv_device_attr_ex *attr,
 				   size_t attr_size)
 {
-	uint64_t raw_fw_ver = 0;
+	struct ib_uverbs_ex_query_device_resp reply;
+	uint64_t raw_fw_ver;
 	int ret;
 
-	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
+	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &reply);
 	if (ret)
 		return ret;
+	raw_fw_ver = reply.base.fw_ver;
 	/* The soft drivers report major.minor.sub in 16-bit fields (0.0.0
 	 * for rxe), which rdma-core's providers print this way. */
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
@@ -242,6 +244,28 @@ static int generic_dereg_mr(struct ibv_mr *mr)
 		return ret;
 	free(container_of(mr, struct sv_mr, mr));
 	return 0;
+}
+
+/* A dma-buf registration is the kernel's to accept (REG_DMABUF_MR; the
+ * soft drivers of 6.1 answer EOPNOTSUPP): the same command rdma-core's
+ * providers send. */
+static struct ibv_mr *generic_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					    size_t length, uint64_t iova, int fd,
+					    int access)
+{
+	struct sv_mr *mr = calloc(1, sizeof(*mr));
+	int ret;
+
+	if (!mr)
+		return NULL;
+	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access,
+				    (struct verbs_mr *)mr);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return &mr->mr;
 }
 
 static int generic_dealloc_mw(struct ibv_mw *mw)
@@ -327,7 +351,7 @@ const struct sv_context_ops sv_default_ops = {
 	.reg_mr = generic_reg_mr,
 	.rereg_mr = generic_rereg_mr,
 	.dereg_mr = generic_dereg_mr,
-	.reg_dmabuf_mr = nosup_reg_dmabuf_mr,
+	.reg_dmabuf_mr = generic_reg_dmabuf_mr,
 	.alloc_null_mr = nosup_alloc_null_mr,
 	.advise_mr = nosup_advise_mr,
 	.alloc_mw = nosup_alloc_mw,
@@ -406,6 +430,7 @@ static struct sv_context_ops nosup_table(void)
 	t.rereg_mr = nosup_rereg_mr;
 	t.dereg_mr = nosup_dereg_mr;
 	t.dealloc_mw = nosup_dealloc_mw;
+	t.reg_dmabuf_mr = nosup_reg_dmabuf_mr;
 	t.query_srq = nosup_query_srq;
 	t.create_qp = nosup_create_qp;
 	t.query_qp = nosup_query_qp;

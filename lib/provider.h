@@ -4,8 +4,9 @@
  * How a provider is written (provider/rxe is the model):
  *
  *  1. One `const struct sv_provider` (name, match by driver id / name, ABI
- *     range, context size, context ops) and one line naming it in
- *     lib/providers.c.
+ *     range, context size, context ops), declared and listed in
+ *     lib/providers.c; its folder's Makefile.inc is included from
+ *     Makefile.am.
  *  2. A context struct that embeds `struct sv_context` FIRST; the core
  *     allocates `context_size` bytes zeroed, sets up the sv_context and
  *     calls alloc_context (or sends a plain GET_CONTEXT when it is NULL).
@@ -354,13 +355,15 @@ int sv_cmd_query_context(struct ibv_context *ctx);
 
 /* QUERY_DEVICE (extended when the caller's attr_size asks for more than
  * the base attributes): fills *attr up to attr_size (attr_size >=
- * sizeof(struct ibv_device_attr)). raw_fw_ver (may be NULL) receives the
- * kernel's 64-bit firmware version; attr->orig_attr.fw_ver is left empty
- * for the provider to format. */
+ * sizeof(struct ibv_device_attr)). reply (may be NULL) receives the
+ * kernel's answer (response_length: how much of it the kernel sent; its
+ * base.fw_ver is the raw 64-bit firmware version); attr->orig_attr.fw_ver
+ * is left empty for the provider to format. */
+struct ib_uverbs_ex_query_device_resp;
 int sv_cmd_query_device_ex(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
-			   uint64_t *raw_fw_ver);
+			   struct ib_uverbs_ex_query_device_resp *reply);
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 		      struct ibv_port_attr *attr);
 
@@ -401,7 +404,9 @@ int sv_cmd_destroy_cq(struct ibv_cq *cq);
 
 /* SRQ: fills the core part of *srq; attr->attr gets what the kernel
  * granted. */
-int sv_cmd_create_srq(struct ibv_pd *pd, struct sv_srq *srq,
+/* A basic SRQ (a bare struct ibv_srq is enough: nothing is written
+ * behind it) */
+int sv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		      struct ibv_srq_init_attr *attr, struct sv_udata *udata);
 int sv_cmd_create_srq_ex(struct ibv_context *ctx, struct sv_srq *srq,
 			 struct ibv_srq_init_attr_ex *attr,
@@ -416,6 +421,10 @@ int sv_cmd_destroy_srq(struct ibv_srq *srq);
  * granted. attr->comp_mask must include IBV_QP_INIT_ATTR_PD. */
 int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
 		     struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata);
+/* The same, always as the extended command (whose reply is a struct
+ * ib_uverbs_ex_create_qp_resp). */
+int sv_cmd_create_qp_ex(struct ibv_context *ctx, struct sv_qp *qp,
+			struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata);
 int sv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		    int attr_mask, struct ibv_qp_init_attr *init_attr);
 /* on success qp->state follows attr->qp_state when IBV_QP_STATE is set */

@@ -1,5 +1,7 @@
-/* The built-in providers. Adding one: its folder, its Makefile.inc, and
- * one line in this list. */
+/* The built-in providers. Adding one takes its folder (provider/<name>/
+ * with a Makefile.inc adding its sources to lib/libsvcore.la), one
+ * `include` line in Makefile.am, and two lines here: its declaration and
+ * its entry in the list. */
 #include "config.h"
 
 #include <string.h>

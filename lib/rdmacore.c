@@ -114,6 +114,17 @@ const struct verbs_device_ops *sv_rdmacore_driver(size_t i)
 
 #define PROVIDER_SUFFIX "-rdmav34.so"
 
+/* Where the libraries and their config are; white-box tests point these
+ * elsewhere (sv_rdmacore_set_dirs). */
+static const char *config_dir = SV_RDMA_CORE_CONFIG_DIR;
+static const char *provider_dir = SV_RDMA_CORE_PROVIDER_DIR;
+
+void sv_rdmacore_set_dirs(const char *config, const char *providers)
+{
+	config_dir = config ? config : SV_RDMA_CORE_CONFIG_DIR;
+	provider_dir = providers ? providers : SV_RDMA_CORE_PROVIDER_DIR;
+}
+
 static void load_one(const char *name)
 {
 	char path[IBV_SYSFS_PATH_MAX];
@@ -124,7 +135,7 @@ static void load_one(const char *name)
 		n = snprintf(path, sizeof(path), "%s" PROVIDER_SUFFIX, name);
 	else
 		n = snprintf(path, sizeof(path), "%s/lib%s" PROVIDER_SUFFIX,
-			     SV_RDMA_CORE_PROVIDER_DIR, name);
+			     provider_dir, name);
 	if (n < 0 || (size_t)n >= sizeof(path)) {
 		sv_complain("provider name too long: %.64s...; skipped", name);
 		return;
@@ -217,7 +228,7 @@ static int is_config(const struct dirent *de)
 
 static void read_config_dir(struct names *nl)
 {
-	const char *dir = SV_RDMA_CORE_CONFIG_DIR;
+	const char *dir = config_dir;
 	struct dirent **ents;
 	int n;
 
@@ -358,6 +369,16 @@ static int provider_matches(const struct verbs_device_ops *ops,
 	return 1;
 }
 
+/* The file a provider's ops live in, for the log. */
+static const char *library_of(const struct verbs_device_ops *ops)
+{
+	Dl_info info;
+
+	if (dladdr(ops, &info) && info.dli_fname)
+		return info.dli_fname;
+	return "?";
+}
+
 static struct verbs_device *try_provider(const struct verbs_device_ops *ops,
 					 struct sv_sysfs_dev *s)
 {
@@ -372,8 +393,8 @@ static struct verbs_device *try_provider(const struct verbs_device_ops *ops,
 		return NULL;
 	}
 	vdev->ops = ops;
-	sv_info("%s (%s): driven by rdma-core's %s provider (lib%s" PROVIDER_SUFFIX ")",
-		s->sd.ibdev_name, s->sd.sysfs_name, ops->name, ops->name);
+	sv_info("%s (%s): driven by rdma-core's %s provider (%s)",
+		s->sd.ibdev_name, s->sd.sysfs_name, ops->name, library_of(ops));
 	return vdev;
 }
 
@@ -395,16 +416,18 @@ static struct verbs_device *try_registered(struct sv_sysfs_dev *s)
 
 struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s)
 {
-	struct verbs_device *vdev = try_registered(s);
+	return try_registered(s);
+}
 
-	/* Like rdma-core, the libraries are loaded once, when the first
-	 * device no registered provider drives turns up. */
-	if (!vdev && !loaded) {
-		loaded = 1;
-		load_all();
-		vdev = try_registered(s);
-	}
-	return vdev;
+/* Like rdma-core, the libraries are loaded once, when the first device
+ * no registered provider drives turns up. */
+int sv_rdmacore_load(void)
+{
+	if (loaded)
+		return 0;
+	loaded = 1;
+	load_all();
+	return 1;
 }
 
 void sv_rdmacore_free_device(struct verbs_device *vdev)

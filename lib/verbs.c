@@ -477,28 +477,25 @@ SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 
 SV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	if (!qp || !ece)
+	if (!qp || !valid_ctx(qp->context) || !ece)
 		return EINVAL;
-	return EOPNOTSUPP; /* rxe and siw have no ECE */
+	return ops_of(qp->context)->query_ece(qp, ece);
 }
 
 SV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	if (!qp || !ece)
+	if (!qp || !valid_ctx(qp->context) || !ece)
 		return EINVAL;
-	return EOPNOTSUPP;
+	return ops_of(qp->context)->set_ece(qp, ece);
 }
 
-/* 0: no in-order guarantee is promised (what rdma-core answers for
- * providers without the op). */
+/* 0 when the provider promises nothing (the default, as rdma-core). */
 SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 					 enum ibv_wr_opcode op, uint32_t flags)
 {
-	(void)op;
-	(void)flags;
-	if (!qp)
+	if (!qp || !valid_ctx(qp->context))
 		return 0;
-	return 0;
+	return ops_of(qp->context)->query_qp_data_in_order(qp, op, flags);
 }
 
 /* ---- address handles and multicast -------------------------------------- */

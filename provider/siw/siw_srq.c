@@ -20,7 +20,7 @@ struct ibv_srq *siw_create_srq(struct ibv_pd *pd,
 	if (!srq)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	ret = sv_cmd_create_srq(pd, &srq->core, attr, &udata);
+	ret = sv_cmd_create_srq(pd, &srq->core.srq, attr, &udata);
 	if (ret) {
 		sv_err("CREATE_SRQ (%u WRs, %u SGEs) failed: %s",
 		       attr->attr.max_wr, attr->attr.max_sge, strerror(ret));

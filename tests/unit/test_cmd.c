@@ -211,6 +211,29 @@ START_TEST(reg_mr_layout)
 }
 END_TEST
 
+/* The built-in providers' dma-buf registration asks the kernel: its
+ * answer (EOPNOTSUPP from the soft drivers) reaches the caller. */
+START_TEST(reg_dmabuf_mr_reaches_the_kernel)
+{
+	struct ibv_pd pd = { .context = NULL, .handle = 9 };
+	int fd_seen = -1;
+
+	pd.context = ibctx;
+	ioctl_errno = EOPNOTSUPP;
+	errno = 0;
+	ck_assert_ptr_null(sv_default_ops.reg_dmabuf_mr(&pd, 4096, 8192, 0, 33,
+							IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_uint_eq(last_ioctl.hdr.object_id, UVERBS_OBJECT_MR);
+	ck_assert_uint_eq(last_ioctl.hdr.method_id, UVERBS_METHOD_REG_DMABUF_MR);
+	ck_assert_uint_eq(last_ioctl.hdr.driver_id, RDMA_DRIVER_RXE);
+	for (int i = 0; i < last_ioctl.hdr.num_attrs && i < SV_IOCTL_MAX_ATTRS; i++)
+		if (last_ioctl.attrs[i].attr_id == UVERBS_ATTR_REG_DMABUF_MR_FD)
+			fd_seen = (int)last_ioctl.attrs[i].data;
+	ck_assert_int_eq(fd_seen, 33);
+}
+END_TEST
+
 START_TEST(dereg_mr_has_no_reply)
 {
 	struct ibv_mr mr = { .context = NULL, .handle = 0x42 };
@@ -309,8 +332,8 @@ END_TEST
 START_TEST(query_device_ex_layout)
 {
 	struct ib_uverbs_ex_query_device_resp r;
+	struct ib_uverbs_ex_query_device_resp answer;
 	struct ibv_device_attr_ex attr;
-	uint64_t fw = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.base.max_qp = 1000;
@@ -320,7 +343,7 @@ START_TEST(query_device_ex_layout)
 	r.device_cap_flags_ex = 0x1223c76;
 	set_reply(&r, sizeof(r));
 	ck_assert_int_eq(sv_cmd_query_device_ex(ibctx, NULL, &attr,
-						sizeof(attr), &fw), 0);
+						sizeof(attr), &answer), 0);
 	ck_assert_uint_eq(u32_at(last_cmd, 0),
 			  IB_USER_VERBS_CMD_FLAG_EXTENDED | 1);
 	ck_assert_uint_eq(u32_at(last_cmd, 4) & 0xffff, 1); /* 8 bytes in */
@@ -329,7 +352,9 @@ START_TEST(query_device_ex_layout)
 	ck_assert_int_eq(attr.orig_attr.max_qp, 1000);
 	ck_assert(attr.device_cap_flags_ex == 0x1223c76);
 	ck_assert_uint_eq(attr.phys_port_cnt_ex, 1);
-	ck_assert(fw == 0x0000000100020003ULL);
+	/* the raw reply, for providers that format fw_ver themselves */
+	ck_assert(answer.base.fw_ver == 0x0000000100020003ULL);
+	ck_assert_uint_eq(answer.response_length, sizeof(r));
 }
 END_TEST
 
@@ -522,6 +547,7 @@ static Suite *make_cmd_suite(void)
 	tcase_add_test(tc, alloc_pd_with_driver_trailers);
 	tcase_add_test(tc, reg_mr_layout);
 	tcase_add_test(tc, dereg_mr_has_no_reply);
+	tcase_add_test(tc, reg_dmabuf_mr_reaches_the_kernel);
 	tcase_add_test(tc, create_cq_layout_and_reply);
 	tcase_add_test(tc, destroy_cq_waits_for_nothing_when_acked);
 	tcase_add_test(tc, modify_qp_layout);

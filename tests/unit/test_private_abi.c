@@ -186,9 +186,11 @@ END_TEST
 
 /* ---- import and dma-buf verbs -------------------------------------------- */
 
-START_TEST(imports_check_arguments_then_fail_eopnotsupp)
+/* Objects this library did not make are refused before any dispatch;
+ * what a real context answers is checked in the VM (test_core). */
+START_TEST(imports_refuse_foreign_objects)
 {
-	struct ibv_context *ctx = (struct ibv_context *)&(char[64]){ 0 };
+	struct ibv_context *ctx = (struct ibv_context *)&(char[512]){ 0 };
 	struct ibv_pd *pd = (struct ibv_pd *)&(char[64]){ 0 };
 
 	errno = 0;
@@ -196,25 +198,24 @@ START_TEST(imports_check_arguments_then_fail_eopnotsupp)
 	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_pd(ctx, 1));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
-
+	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_mr(NULL, 1));
 	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_mr(pd, 1));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
-
+	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_dm(NULL, 1));
 	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_dm(ctx, 1));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(errno, EINVAL);
 
 	ibv_unimport_pd(NULL);
 	ibv_unimport_mr(NULL);
 	ibv_unimport_dm(NULL);
+	ibv_unimport_pd(pd);
 }
 END_TEST
 
@@ -231,14 +232,15 @@ START_TEST(import_device_checks_the_fd)
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_device(fds[1]));
 	ck_assert_int_eq(errno, EBADF);
+	/* a pipe is no uverbs character device */
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_device(fds[0]));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(errno, EINVAL);
 	close(fds[0]);
 }
 END_TEST
 
-START_TEST(reg_dmabuf_mr_checks_then_fails)
+START_TEST(reg_dmabuf_mr_refuses_a_foreign_pd)
 {
 	struct ibv_pd *pd = (struct ibv_pd *)&(char[64]){ 0 };
 
@@ -246,15 +248,8 @@ START_TEST(reg_dmabuf_mr_checks_then_fails)
 	ck_assert_ptr_null(ibv_reg_dmabuf_mr(NULL, 0, 4096, 0, 3, 0));
 	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
-	ck_assert_ptr_null(ibv_reg_dmabuf_mr(pd, 0, 0, 0, 3, 0));
+	ck_assert_ptr_null(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, 3, 0));
 	ck_assert_int_eq(errno, EINVAL);
-	errno = 0;
-	ck_assert_ptr_null(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0));
-	ck_assert_int_eq(errno, EBADF);
-	errno = 0;
-	ck_assert_ptr_null(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, 3,
-					     IBV_ACCESS_LOCAL_WRITE));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
 }
 END_TEST
 
@@ -274,9 +269,9 @@ static Suite *make_private_abi_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("import");
-	tcase_add_test(tc, imports_check_arguments_then_fail_eopnotsupp);
+	tcase_add_test(tc, imports_refuse_foreign_objects);
 	tcase_add_test(tc, import_device_checks_the_fd);
-	tcase_add_test(tc, reg_dmabuf_mr_checks_then_fails);
+	tcase_add_test(tc, reg_dmabuf_mr_refuses_a_foreign_pd);
 	suite_add_tcase(s, tc);
 	return s;
 }
