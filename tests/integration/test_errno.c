@@ -143,12 +143,14 @@ START_TEST(query_port_that_does_not_exist)
 }
 END_TEST
 
-START_TEST(create_ah_bad_sgid_index)
+/* (an unset GID index gets ENODATA from the kernel, a port it does not
+ * have EINVAL) */
+START_TEST(create_ah_bad_port)
 {
 	struct ibv_ah_attr attr = {
 		.is_global = 1,
-		.port_num = 1,
-		.grh = { .sgid_index = 200, .hop_limit = 1 },
+		.port_num = 9,
+		.grh = { .sgid_index = 1, .hop_limit = 1 },
 	};
 
 	attr.grh.dgid.raw[10] = attr.grh.dgid.raw[11] = 0xff;
@@ -202,7 +204,7 @@ static Suite *make_errno_suite(void)
 	if (!is_siw) {
 		tcase_add_test(tc, create_cq_ex_too_big);
 		tcase_add_test(tc, resize_cq_too_big);
-		tcase_add_test(tc, create_ah_bad_sgid_index);
+		tcase_add_test(tc, create_ah_bad_port);
 		tcase_add_test(tc, attach_mcast_unicast_gid);
 		tcase_add_test(tc, alloc_mw_unknown_type);
 	}

@@ -12,6 +12,8 @@
 
 #include "core.h"
 
+#include <softverbs/softverbs.h>
+
 #define FAKE_FD 77
 
 /* ---- the fake kernel ----------------------------------------------------- */
@@ -180,6 +182,42 @@ START_TEST(alloc_pd_with_driver_trailers)
 	ck_assert_ptr_eq(pd.context, ibctx);
 	/* the driver's reply starts right after the core's 4 bytes */
 	ck_assert(drv_resp == 0x11223344aabbccddULL);
+}
+END_TEST
+
+/* An on-demand-paging MR pins nothing: even when the kernel accepts it
+ * (HCAs with ODP do), it never enters the fork-safety map; an ordinary
+ * MR beside it does. Runs in its own child: fork safety on here only. */
+START_TEST(odp_mr_never_enters_the_fork_map)
+{
+	const uint32_t r[3] = { 5, 0x100, 0x200 }; /* handle, lkey, rkey */
+	struct ibv_pd pd = { .context = NULL, .handle = 9 };
+	struct softverbs_fork_stats st;
+	static char buf[8 * 4096] __attribute__((aligned(4096)));
+	struct ibv_mr *odp, *pinned;
+
+	pd.context = ibctx;
+	ck_assert_int_eq(ibv_fork_init(), 0);
+	set_reply(r, sizeof(r));
+	odp = ibv_reg_mr(&pd, buf, sizeof(buf),
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	ck_assert_ptr_nonnull(odp);
+	/* the kernel saw the ODP bit */
+	ck_assert_uint_eq(u32_at(last_cmd, 8 + 36),
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	ck_assert_int_eq(softverbs_fork_stats(&st, sizeof(st)), 0);
+	ck_assert_uint_eq(st.tracked_pages, 0);
+	ck_assert_uint_eq(st.live_ranges, 0);
+	pinned = ibv_reg_mr(&pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(pinned);
+	ck_assert_int_eq(softverbs_fork_stats(&st, sizeof(st)), 0);
+	ck_assert_uint_eq(st.tracked_pages, 1);
+	ck_assert_int_eq(ibv_dereg_mr(odp), 0);
+	ck_assert_int_eq(softverbs_fork_stats(&st, sizeof(st)), 0);
+	ck_assert_uint_eq(st.tracked_pages, 1);
+	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
+	ck_assert_int_eq(softverbs_fork_stats(&st, sizeof(st)), 0);
+	ck_assert_uint_eq(st.tracked_pages, 0);
 }
 END_TEST
 
@@ -548,6 +586,7 @@ static Suite *make_cmd_suite(void)
 	tcase_add_test(tc, reg_mr_layout);
 	tcase_add_test(tc, dereg_mr_has_no_reply);
 	tcase_add_test(tc, reg_dmabuf_mr_reaches_the_kernel);
+	tcase_add_test(tc, odp_mr_never_enters_the_fork_map);
 	tcase_add_test(tc, create_cq_layout_and_reply);
 	tcase_add_test(tc, destroy_cq_waits_for_nothing_when_acked);
 	tcase_add_test(tc, modify_qp_layout);
