@@ -30,6 +30,9 @@ int sv_fork_range_add(void *base, size_t len);
 /* Undo one sv_fork_range_add of the same range: the last holder of a page
  * makes it MADV_DOFORK again. 0 or -errno; on error nothing changed. */
 int sv_fork_range_del(void *base, size_t len);
+/* Read RDMAV_FORK_SAFE / IBV_FORK_SAFE again, once: from the first device
+ * listing or registration (sv_fork_range_add calls it itself). */
+void sv_fork_env_first_use(void);
 
 /* ---- sysfs (lib/sysfs.c) ------------------------------------------------ */
 /* The sysfs root: $SYSFS_PATH (not for setuid programs), else "/sys";

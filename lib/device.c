@@ -649,6 +649,7 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	int n;
 
 	sv_init_once();
+	sv_fork_env_first_use();
 	if (num_devices)
 		*num_devices = 0;
 	n = sv_device_list(&list);

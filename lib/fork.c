@@ -119,6 +119,37 @@ static int fork_init(void)
 	return 0;
 }
 
+/* RDMAV_FORK_SAFE / IBV_FORK_SAFE (set and not "0"): fork safety on.
+ * A failure is a warning: the program runs on without it. */
+static void fork_env_apply(const char *when)
+{
+	int ret;
+
+	if (env_on("RDMAV_HUGEPAGES_SAFE"))
+		atomic_store(&huge_safe, 1);
+	if (!env_on("RDMAV_FORK_SAFE") && !env_on("IBV_FORK_SAFE"))
+		return;
+	ret = fork_init();
+	if (ret)
+		sv_warn("RDMAV_FORK_SAFE is set but fork safety could not be enabled %s: %s",
+			when, strerror(ret));
+}
+
+static void fork_env_first_use(void)
+{
+	fork_env_apply("at the first device listing or registration");
+}
+
+/* rdma-core reads the variables when the device list is first built, so
+ * a program may setenv() them in main(); they are read again then (or at
+ * the first registration, if that comes first). Only ever turns on. */
+void sv_fork_env_first_use(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, fork_env_first_use);
+}
+
 void sv_fork_setup(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
@@ -127,16 +158,7 @@ void sv_fork_setup(void)
 	page_shift = (unsigned int)__builtin_ctzl(base_page);
 	range_map_init(&fork_map, page_shift, NULL);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-
-	if (env_on("RDMAV_HUGEPAGES_SAFE"))
-		atomic_store(&huge_safe, 1);
-	if (env_on("RDMAV_FORK_SAFE") || env_on("IBV_FORK_SAFE")) {
-		int ret = fork_init();
-
-		if (ret)
-			sv_warn("RDMAV_FORK_SAFE is set but fork safety could not be enabled: %s",
-				strerror(ret));
-	}
+	fork_env_apply("at library load");
 }
 
 /* Align [*first, *end) (page numbers) out to the page size backing each
@@ -203,6 +225,7 @@ int sv_fork_range_add(void *base, size_t len)
 
 	if (!base || !len)
 		return 0;
+	sv_fork_env_first_use();
 	ret = to_pages(base, len, &first, &end);
 	if (ret)
 		return ret;
@@ -281,9 +304,19 @@ SV_EXPORT int ibv_dontfork_range(void *base, size_t size)
 
 SV_EXPORT int ibv_dofork_range(void *base, size_t size)
 {
+	uintptr_t first, end;
 	int ret;
 
 	sv_init_once();
+	/* Cleanup code may release what it never registered: rdma-core
+	 * returns 0 for that, so do the same and change nothing. A range
+	 * only partly registered is still an error (EINVAL, nothing done). */
+	if (base && size && !to_pages(base, size, &first, &end) &&
+	    !range_map_overlaps(&fork_map, first, end)) {
+		sv_dbg("ibv_dofork_range(%p, %zu): nothing registered there, nothing to do", base,
+		       size);
+		return 0;
+	}
 	ret = sv_fork_range_del(base, size);
 	if (ret) {
 		errno = -ret;

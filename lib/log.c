@@ -25,8 +25,12 @@ static int parse_level(const char *s)
 		if (!strcasecmp(s, names[i]))
 			return i;
 	if (s[0] >= '0' && s[0] <= '9') {
-		int n = atoi(s);
-		return n > SV_LOG_DEBUG ? SV_LOG_DEBUG : n;
+		/* strtoul, not atoi: a number beyond int is no undefined
+		 * behaviour and no negative level (found by
+		 * tests/fuzz/fuzz_env) */
+		unsigned long n = strtoul(s, NULL, 10);
+
+		return n > SV_LOG_DEBUG ? SV_LOG_DEBUG : (int)n;
 	}
 	return SV_LOG_DEBUG; /* set to something unknown: be verbose */
 }

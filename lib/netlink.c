@@ -48,14 +48,18 @@ static int nl_receive(int fd, uint32_t seq, char *buf, sv_nl_cb cb, void *arg)
 	for (;;) {
 		ssize_t n = recv(fd, buf, NL_BUF_BYTES, 0);
 		struct nlmsghdr *nlh;
-		size_t left;
+		/* signed, as NLMSG_NEXT expects: after a last message whose
+		 * length is not a multiple of 4 it steps below zero, which an
+		 * unsigned count would turn into a huge one (found by
+		 * tests/fuzz/fuzz_netlink) */
+		int left;
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		left = (size_t)n;
+		left = (int)n; /* n <= NL_BUF_BYTES */
 		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, left); nlh = NLMSG_NEXT(nlh, left)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;	/* a stale answer to an earlier request */

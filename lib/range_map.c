@@ -827,6 +827,25 @@ out:
 	return cur >= end;
 }
 
+int range_map_overlaps(struct range_map *m, uintptr_t first, uintptr_t end)
+{
+	int any = 0;
+	size_t bi;
+
+	if (first >= end)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	bi = block_lo(m, first);
+	if (bi < m->nblk) {
+		const struct range_map_block *b = m->blk[bi].b;
+		size_t i = find_lo(b->e, b->n, first);
+
+		any = i < b->n && b->e[i].first < end;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return any;
+}
+
 unsigned long range_map_refcount(struct range_map *m, uintptr_t page)
 {
 	unsigned long refcnt = 0;

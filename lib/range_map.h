@@ -124,6 +124,9 @@ int range_map_is_active(struct range_map *m);
 /* 1 if every page of [first, end) holds at least one reference. */
 int range_map_covers(struct range_map *m, uintptr_t first, uintptr_t end);
 
+/* 1 if some page of [first, end) holds a reference. */
+int range_map_overlaps(struct range_map *m, uintptr_t first, uintptr_t end);
+
 /* Refcount of one page (0 when not in the map). */
 unsigned long range_map_refcount(struct range_map *m, uintptr_t page);
 

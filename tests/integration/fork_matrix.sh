@@ -75,7 +75,9 @@ cell() {
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
     echo "---- $name: ${envs[*]} fork-torture $*"
-    env LD_PRELOAD="$sv_probe" SV_MAPS_DIR="$work/maps" "${envs[@]}" "$@" \
+    # the ASan runtime first in the sanitized pass (passes/san)
+    env LD_PRELOAD="${SOFTVERBS_PRELOAD:+$SOFTVERBS_PRELOAD }$sv_probe" SV_MAPS_DIR="$work/maps" \
+        "${envs[@]}" "$@" \
         > "$out" 2>&1 < /dev/null
     rc=$?
     cat "$out"

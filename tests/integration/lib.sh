@@ -62,8 +62,12 @@ label() {
 # sv_env sv|rc: SV_ENV=(...) the environment of one end, for env(1)
 sv_env() {
     if [ "$1" = sv ]; then
-        SV_ENV=(LD_LIBRARY_PATH="$libdir" LD_PRELOAD="$sv_probe"
-                SV_MAPS_DIR="$work/maps")
+        # SOFTVERBS_PRELOAD (the ASan runtime, first) and SOFTVERBS_EXEC_ENV
+        # (its options): what the sanitized pass needs (passes/san)
+        # shellcheck disable=SC2206
+        SV_ENV=(LD_LIBRARY_PATH="$libdir"
+                LD_PRELOAD="${SOFTVERBS_PRELOAD:+$SOFTVERBS_PRELOAD }$sv_probe"
+                SV_MAPS_DIR="$work/maps" ${SOFTVERBS_EXEC_ENV:-})
     else
         SV_ENV=(LD_LIBRARY_PATH= LD_PRELOAD= SV_MAPS_DIR=)
     fi

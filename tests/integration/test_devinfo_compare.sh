@@ -57,7 +57,9 @@ for p in ibv_devices ibv_devinfo; do
 	*) echo "FAIL: $p loads '$lib', not softverbs"; fail=1 ;;
 	esac
 done
-inits=$(LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" LD_DEBUG=libs ibv_devices 2>&1 >/dev/null |
+# shellcheck disable=SC2086 # SOFTVERBS_PRELOAD / _EXEC_ENV: passes/san
+inits=$(env LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" ${SOFTVERBS_PRELOAD:+LD_PRELOAD=$SOFTVERBS_PRELOAD} \
+	${SOFTVERBS_EXEC_ENV:-} LD_DEBUG=libs ibv_devices 2>&1 >/dev/null |
 	grep -c "calling init: $SOFTVERBS_LIBDIR/libibverbs.so.1")
 if [ "$inits" -ge 1 ]; then
 	echo "PASS: ibv_devices initialised softverbs (LD_DEBUG)"

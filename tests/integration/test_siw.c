@@ -294,6 +294,25 @@ START_TEST(test_send_recv)
 }
 END_TEST
 
+/* A negative count polls nothing and returns 0, as on rxe and with
+ * rdma-core's siw; the completion stays for the next poll. */
+START_TEST(test_poll_negative)
+{
+	struct conn c;
+	struct ibv_wc wc[2];
+
+	conn_up(&c);
+	ck_assert_int_eq(ibv_poll_cq(c.e[0].scq, -1, wc), 0);
+	ck_assert_int_eq(ibv_poll_cq(c.e[0].scq, 0, wc), 0);
+	ck_assert_int_eq(post1(&c.e[0], IBV_WR_SEND, 7, 0, 64, 0, 0, 0), 0);
+	expect_ok(c.e[1].rcq, 1000, IBV_WC_RECV, 64);
+	ck_assert_int_eq(ibv_poll_cq(c.e[0].scq, -1, wc), 0);
+	ck_assert_int_eq(ibv_poll_cq(c.e[0].scq, INT32_MIN, wc), 0);
+	expect_ok(c.e[0].scq, 7, IBV_WC_SEND, 64);
+	conn_down(&c);
+}
+END_TEST
+
 START_TEST(test_write_then_send)
 {
 	struct conn c;
@@ -569,6 +588,7 @@ static Suite *make_siw_suite(void)
 	tcase_set_timeout(tc, 3 * WAIT_SECONDS);
 	tcase_add_test(tc, test_one_libibverbs);
 	tcase_add_test(tc, test_send_recv);
+	tcase_add_test(tc, test_poll_negative);
 	tcase_add_test(tc, test_write_then_send);
 	tcase_add_test(tc, test_read);
 	tcase_add_test(tc, test_subpage_multi_sge);

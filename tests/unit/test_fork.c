@@ -19,6 +19,7 @@
 
 #include <softverbs/softverbs.h>
 
+#include "../check_skip.h"
 #include "fork.h"
 #include "pagesize.h"
 
@@ -171,10 +172,30 @@ START_TEST(test_noop_and_errors)
 	errno = 0;
 	ck_assert_int_eq(ibv_dontfork_range((void *)(UINTPTR_MAX - 10), 100), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	/* Releasing what was never registered. */
-	errno = 0;
-	ck_assert_int_eq(ibv_dofork_range(p, pg), -1);
-	ck_assert_int_eq(errno, EINVAL);
+	/* Releasing what was never registered: 0 and nothing changes, as
+	 * with rdma-core (cleanup code calls it unconditionally). */
+	{
+		struct softverbs_fork_stats st0, st1;
+
+		stats(&st0);
+		ck_assert_int_eq(ibv_dofork_range(p, pg), 0);
+		ck_assert_int_eq(ibv_dofork_range(p + pg, 3 * pg), 0);
+		stats(&st1);
+		ck_assert_uint_eq(st1.live_ranges, 0);
+		ck_assert_uint_eq(st1.madvise_calls, st0.madvise_calls);
+		expect_dc(p, pg, "0000");
+		/* Partly registered is still an error, and changes nothing. */
+		ck_assert_int_eq(ibv_dontfork_range(p + pg, pg), 0);
+		errno = 0;
+		ck_assert_int_eq(ibv_dofork_range(p, 2 * pg), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		expect_dc(p, pg, "0100");
+		/* A range next to a registered one is not registered. */
+		ck_assert_int_eq(ibv_dofork_range(p + 2 * pg, pg), 0);
+		expect_dc(p, pg, "0100");
+		ck_assert_int_eq(ibv_dofork_range(p + pg, pg), 0);
+		expect_dc(p, pg, "0000");
+	}
 	/* An unmapped range: the kernel's ENOMEM, nothing recorded. */
 	munmap(p + pg, pg);
 	errno = 0;
@@ -324,9 +345,11 @@ END_TEST
 
 static char *self_exe;
 
-/* Run this binary in --env-probe mode with extra environment; parse
- * "fork_safe huge_safe" from its output. */
-static void run_probe(const char *const *env, int *fork_safe, int *huge_safe)
+/* Run this binary in --env-probe mode with extra environment and the
+ * probe's own arguments (NULL-terminated); parse "fork_safe huge_safe"
+ * from its output. */
+static void run_probe_args(const char *const *env, const char *const *args, int *fork_safe,
+			   int *huge_safe)
 {
 	int fds[2], status;
 	char buf[64] = "";
@@ -342,7 +365,13 @@ static void run_probe(const char *const *env, int *fork_safe, int *huge_safe)
 		for (size_t i = 0; env[i]; i += 2)
 			setenv(env[i], env[i + 1], 1);
 		dup2(fds[1], STDOUT_FILENO);
-		execl(self_exe, self_exe, "--env-probe", (char *)NULL);
+		{
+			const char *argv[8] = { self_exe, "--env-probe" };
+
+			for (size_t i = 0; args && args[i] && i < 5; i++)
+				argv[i + 2] = args[i];
+			execv(self_exe, (char *const *)argv);
+		}
 		_exit(127);
 	}
 	close(fds[1]);
@@ -353,11 +382,35 @@ static void run_probe(const char *const *env, int *fork_safe, int *huge_safe)
 	ck_assert_int_eq(sscanf(buf, "%d %d", fork_safe, huge_safe), 2);
 }
 
-static int env_probe(void)
+static void run_probe(const char *const *env, int *fork_safe, int *huge_safe)
+{
+	run_probe_args(env, NULL, fork_safe, huge_safe);
+}
+
+/* --env-probe [VAR VALUE|-VAR] [list|reg]: optionally set (or unset) VAR
+ * in main(), then make the first device listing or registration, then
+ * print "fork_safe huge_safe". */
+static int env_probe(int argc, char **argv)
 {
 	struct softverbs_fork_stats st;
+	int i = 2;
 
-	/* No verbs call before this: the environment took effect at load. */
+	if (i < argc && argv[i][0] == '-') {
+		unsetenv(argv[i] + 1);
+		i++;
+	} else if (i + 1 < argc && strcmp(argv[i], "list") && strcmp(argv[i], "reg")) {
+		setenv(argv[i], argv[i + 1], 1);
+		i += 2;
+	}
+	if (i < argc && !strcmp(argv[i], "list")) {
+		ibv_free_device_list(ibv_get_device_list(NULL));
+	} else if (i < argc && !strcmp(argv[i], "reg")) {
+		static char page[1 << 16] __attribute__((aligned(1 << 16)));
+
+		if (ibv_dontfork_range(page, 100) || ibv_dofork_range(page, 100))
+			return 1;
+	}
+	/* Without a trigger: the environment as it took effect at load. */
 	if (softverbs_fork_stats(&st, sizeof(st)))
 		return 1;
 	printf("%d %d\n", st.fork_safe, st.huge_pages_safe);
@@ -382,6 +435,38 @@ START_TEST(test_env_vars)
 		int fs = -1, hs = -1;
 
 		run_probe(cases[i].env, &fs, &hs);
+		ck_assert_msg(fs == cases[i].fork_safe && hs == cases[i].huge_safe,
+			      "case %zu: fork_safe %d huge_safe %d", i, fs, hs);
+	}
+}
+END_TEST
+
+/* setenv() in main() before the first verbs call, as rdma-core allows:
+ * read again at the first device listing or registration; once on, never
+ * off again. */
+START_TEST(test_env_set_in_main)
+{
+	static const struct {
+		const char *env[3];
+		const char *args[4];
+		int fork_safe, huge_safe;
+	} cases[] = {
+		{ { NULL }, { "RDMAV_FORK_SAFE", "1", "list", NULL }, 1, 0 },
+		{ { NULL }, { "IBV_FORK_SAFE", "1", "list", NULL }, 1, 0 },
+		{ { NULL }, { "RDMAV_FORK_SAFE", "1", "reg", NULL }, 1, 0 },
+		{ { NULL }, { "IBV_FORK_SAFE", "yes", "reg", NULL }, 1, 0 },
+		{ { NULL }, { "RDMAV_FORK_SAFE", "0", "list", NULL }, 0, 0 },
+		{ { NULL }, { "RDMAV_HUGEPAGES_SAFE", "1", "reg", NULL }, 0, 1 },
+		{ { NULL }, { "list", NULL }, 0, 0 },
+		/* on at load, unset in main: stays on */
+		{ { "RDMAV_FORK_SAFE", "1", NULL }, { "-RDMAV_FORK_SAFE", "list", NULL }, 1, 0 },
+		{ { "IBV_FORK_SAFE", "1", NULL }, { "IBV_FORK_SAFE", "0", "reg", NULL }, 1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fs = -1, hs = -1;
+
+		run_probe_args(cases[i].env, cases[i].args, &fs, &hs);
 		ck_assert_msg(fs == cases[i].fork_safe && hs == cases[i].huge_safe,
 			      "case %zu: fork_safe %d huge_safe %d", i, fs, hs);
 	}
@@ -484,8 +569,8 @@ static int write_long(const char *path, long v)
 #define NR_2M "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
 #define FREE_2M "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
 
-/* Map len bytes of 2 MiB hugetlb pages, reserving them first; NULL (with
- * a SKIP line) where this machine cannot. */
+/* Map len bytes of 2 MiB hugetlb pages, reserving them first; NULL (the
+ * test skipped) where this machine cannot. */
 static char *map_huge(size_t len, void *at)
 {
 	long need = (long)(len / HUGE_2M);
@@ -495,15 +580,15 @@ static char *map_huge(size_t len, void *at)
 		long nr = read_long(NR_2M);
 
 		if (nr < 0 || write_long(NR_2M, nr + need) || read_long(FREE_2M) < need) {
-			printf("SKIP: cannot reserve %ld 2 MiB huge pages (%s)\n", need,
-			       nr < 0 ? "no hugetlbfs support" : "not root or no memory");
+			check_skip("cannot reserve %ld 2 MiB huge pages (%s)", need,
+				   nr < 0 ? "no hugetlbfs support" : "not root or no memory");
 			return NULL;
 		}
 	}
 	h = mmap(at, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (at ? MAP_FIXED : 0), -1, 0);
 	if (h == MAP_FAILED) {
-		printf("SKIP: MAP_HUGETLB failed: %s\n", strerror(errno));
+		check_skip("MAP_HUGETLB failed: %s", strerror(errno));
 		return NULL;
 	}
 	memset(h, 0, len);
@@ -628,7 +713,7 @@ START_TEST(test_huge_1g)
 	if (saved < 0 || (read_long("/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages") < 1 &&
 			  (write_long(NR_1G, saved + 1) ||
 			   read_long("/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages") < 1))) {
-		printf("SKIP: no free 1 GiB huge page on this machine\n");
+		check_skip("no free 1 GiB huge page on this machine (needs root and 1 GiB free)");
 		if (saved >= 0)
 			write_long(NR_1G, saved);
 		return;
@@ -636,7 +721,7 @@ START_TEST(test_huge_1g)
 	h = mmap(NULL, gig, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (30 << MAP_HUGE_SHIFT), -1, 0);
 	if (h == MAP_FAILED) {
-		printf("SKIP: MAP_HUGE_1GB failed: %s\n", strerror(errno));
+		check_skip("MAP_HUGE_1GB failed: %s", strerror(errno));
 		write_long(NR_1G, saved);
 		return;
 	}
@@ -672,6 +757,7 @@ static Suite *make_fork_suite(void)
 	tcase_add_test(tc, test_copy_on_fork_unneeded);
 	tcase_add_test(tc, test_is_fork_initialized_stable);
 	tcase_add_test(tc, test_env_vars);
+	tcase_add_test(tc, test_env_set_in_main);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("threads");
@@ -696,13 +782,14 @@ int main(int argc, char **argv)
 	int failed;
 
 	if (argc > 1 && !strcmp(argv[1], "--env-probe"))
-		return env_probe();
+		return env_probe(argc, argv);
 	self_exe = realpath("/proc/self/exe", NULL);
 	pg = (size_t)sysconf(_SC_PAGESIZE);
+	check_skip_init();
 	sr = srunner_create(make_fork_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	free(self_exe);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_skip_status(failed);
 }

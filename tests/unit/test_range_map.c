@@ -94,6 +94,17 @@ static void check_invariants(void)
 		else
 			ck_assert(!kernel_dc[p]);
 	}
+	/* range_map_overlaps agrees with the model on a few windows. */
+	for (size_t a = 0; a < NPAGES; a += 61) {
+		for (size_t len = 1; a + len <= NPAGES; len = len * 3 + 1) {
+			int any = 0;
+
+			for (size_t p = a; p < a + len; p++)
+				any |= model[p] > 0;
+			ck_assert_msg(range_map_overlaps(&map, BASE + a, BASE + a + len) == any,
+				      "overlaps [%zu, %zu): model %d", a, a + len, any);
+		}
+	}
 }
 
 static int model_insert(size_t a, size_t b)
