@@ -48,6 +48,10 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 				prov->abi_min, prov->abi_max, abi_version);
 			return NULL;
 		}
+		/* `softverbs doctor` reads this line: "<ibdev>: provider
+		 * <name> (<built-in | path of an rdma-core library>)". */
+		sv_dbg("%s: provider %s (built-in)", ibdev_name ? ibdev_name : "?",
+		       prov->name);
 		return prov;
 	}
 	return NULL;
