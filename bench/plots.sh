@@ -39,7 +39,8 @@ bench_run() { # bench_run NAME: make bench-NAME > DIR/NAME.txt
     if $BENCH_MAKE -s "bench-$name" > "$tmp/$name.txt" 2>&1; then
         mv "$tmp/$name.txt" "$dir/$name.txt"
     else
-        tail -n 20 "$tmp/$name.txt"; echo "bench/plots: make bench-$name failed"; rc=1
+        # all of it: a long benchmark that failed late has printed most rows
+        cat "$tmp/$name.txt"; echo "bench/plots: make bench-$name failed"; rc=1
     fi
 }
 if [ $run = 1 ]; then
