@@ -104,20 +104,3 @@ SV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
 		return NULL;
 	return ibv_create_ah(pd, &attr);
 }
-
-int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
-				struct ibv_ah_attr *attr, uint8_t eth_mac[6],
-				uint16_t *vid);
-
-/* A helper of rdma-core's hardware providers (neighbour resolution for
- * RoCE address handles); softverbs' providers never need it. */
-SV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
-					  struct ibv_ah_attr *attr,
-					  uint8_t eth_mac[6], uint16_t *vid)
-{
-	(void)context;
-	(void)attr;
-	(void)eth_mac;
-	(void)vid;
-	return EOPNOTSUPP;
-}

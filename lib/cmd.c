@@ -44,9 +44,9 @@ static int send_cmd(int fd, const void *buf, size_t len)
 	ssize_t n = sv_cmd_write_fn(fd, buf, len);
 
 	if (n < 0)
-		return errno ? -errno : -EIO;
+		return errno ? errno : EIO;
 	if ((size_t)n != len)
-		return -EIO;
+		return EIO;
 	return 0;
 }
 
@@ -67,23 +67,23 @@ static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
 
 	if (req_len % unit || ureq % unit || resp_len % unit || uresp % unit ||
 	    (!ex && resp_len && req_len < sizeof(uint64_t)))
-		return -EINVAL;
+		return EINVAL;
 	if ((ex ? req_len : in_len) / unit > UINT16_MAX ||
 	    out_len / unit > UINT16_MAX || ureq / unit > UINT16_MAX ||
 	    uresp / unit > UINT16_MAX)
-		return -E2BIG;
+		return E2BIG;
 
 	if (in_len > sizeof(in_stack)) {
 		in = malloc(in_len);
 		if (!in)
-			return -ENOMEM;
+			return ENOMEM;
 	}
 	/* The kernel writes the core response and the driver's part as one
 	 * block: give it one, then split. */
 	if (uresp) {
 		out = out_len > sizeof(out_stack) ? malloc(out_len) : out_stack;
 		if (!out) {
-			ret = -ENOMEM;
+			ret = ENOMEM;
 			goto out_free_in;
 		}
 		memset(out, 0, out_len);
@@ -121,6 +121,8 @@ static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
 		memcpy(resp, out, resp_len);
 		memcpy(udata->resp, out + resp_len, uresp);
 	}
+	if (!ret && udata && udata->core_resp && resp_len)
+		memcpy(udata->core_resp, resp, resp_len);
 	if (uresp && out != out_stack)
 		free(out);
 out_free_in:
@@ -195,12 +197,61 @@ void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 
 int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd)
 {
-	struct sv_context *sctx = sv_to_context(ctx);
-
 	cmd->hdr.length = (uint16_t)(sizeof(cmd->hdr) +
 				     cmd->hdr.num_attrs * sizeof(cmd->attrs[0]));
-	cmd->hdr.driver_id = sctx->driver_id;
+	cmd->hdr.driver_id = sv_priv(ctx)->driver_id;
 	if (sv_cmd_ioctl_fn(ctx->cmd_fd, RDMA_VERBS_IOCTL, cmd))
-		return errno ? -errno : -EIO;
+		return errno ? errno : EIO;
 	return 0;
+}
+
+/* ---- rdma-core's command buffers ------------------------------------------ */
+
+int sv_udata_of_provider(struct sv_udata *u, int ex, size_t req_len,
+			 size_t resp_len, const void *cmd, size_t cmd_size,
+			 void *presp, size_t presp_size)
+{
+	/* the provider's buffer starts with room for the header(s) and the
+	 * core request; its own data follows */
+	size_t core_in = sizeof(struct ib_uverbs_cmd_hdr) +
+			 (ex ? sizeof(struct ib_uverbs_ex_cmd_hdr) : 0) + req_len;
+
+	memset(u, 0, sizeof(*u));
+	/* rdma-core's request and response types always hold the core part:
+	 * anything shorter is a provider bug, not a command */
+	if ((cmd && cmd_size < core_in) || (presp && presp_size < resp_len)) {
+		sv_err("provider buffers too short (request %zu < %zu or reply %zu < %zu bytes)",
+		       cmd_size, core_in, presp_size, resp_len);
+		return EINVAL;
+	}
+	if (cmd && cmd_size > core_in) {
+		u->req = (const uint8_t *)cmd + core_in;
+		u->req_len = cmd_size - core_in;
+	}
+	if (presp && presp_size > resp_len) {
+		u->resp = (uint8_t *)presp + resp_len;
+		u->resp_len = presp_size - resp_len;
+	}
+	if (presp && resp_len)
+		u->core_resp = presp;
+	return 0;
+}
+
+int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
+		     void *req, size_t req_len, void *resp, size_t resp_len,
+		     const void *cmd, size_t cmd_size, void *presp,
+		     size_t presp_size)
+{
+	struct sv_udata udata;
+	int ret;
+
+	ret = sv_udata_of_provider(&udata, ex, req_len, resp_len, cmd,
+				   cmd_size, presp, presp_size);
+	if (ret)
+		return ret;
+	if (ex)
+		return sv_cmd_write_ex(ctx, command, req, req_len, resp,
+				       resp_len, &udata);
+	return sv_cmd_write(ctx, command, req, req_len, resp, resp_len,
+			    &udata);
 }

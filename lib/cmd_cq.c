@@ -56,11 +56,11 @@ int sv_cmd_create_cq_ex(struct ibv_context *ctx,
 	int ret;
 
 	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
-		return -EOPNOTSUPP;
+		return EOPNOTSUPP;
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
 		if (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN &
 		    ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
-			return -EOPNOTSUPP;
+			return EOPNOTSUPP;
 		if (attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 			req.flags |= IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
 	}
@@ -74,7 +74,7 @@ int sv_cmd_create_cq_ex(struct ibv_context *ctx,
 	if (resp.response_length < sizeof(resp.base)) {
 		sv_err("CREATE_CQ_EX: short response (%u bytes)",
 		       resp.response_length);
-		return -EPROTO;
+		return EPROTO;
 	}
 	init_cq(cq, ctx, attr->channel, resp.base.cq_handle, resp.base.cqe);
 	return 0;

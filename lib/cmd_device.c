@@ -12,9 +12,8 @@
 
 #include "core.h"
 
-int sv_cmd_get_context(struct sv_context *ctx, struct sv_udata *udata)
+int sv_cmd_get_context(struct ibv_context *ibctx, struct sv_udata *udata)
 {
-	struct ibv_context *ibctx = &ctx->vctx.context;
 	struct ib_uverbs_get_context req = { 0 };
 	struct ib_uverbs_get_context_resp resp = { 0 };
 	int ret;
@@ -25,10 +24,10 @@ int sv_cmd_get_context(struct sv_context *ctx, struct sv_udata *udata)
 		return ret;
 	ibctx->async_fd = (int)resp.async_fd;
 	ibctx->num_comp_vectors = (int)resp.num_comp_vectors;
-	return sv_cmd_query_context(ctx);
+	return sv_cmd_query_context(ibctx);
 }
 
-int sv_cmd_query_context(struct sv_context *ctx)
+int sv_cmd_query_context(struct ibv_context *ctx)
 {
 	uint64_t core_support = 0;
 	uint32_t vectors = 0;
@@ -42,12 +41,12 @@ int sv_cmd_query_context(struct sv_context *ctx)
 		     sizeof(vectors));
 	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
 		     &core_support, sizeof(core_support));
-	ret = sv_ioctl_exec(&ctx->vctx.context, &cmd);
+	ret = sv_ioctl_exec(ctx, &cmd);
 	if (sv_ioctl_unsupported(ret))
 		return 0;
 	if (ret)
 		return ret;
-	ctx->core_support = core_support;
+	sv_priv(ctx)->core_support = core_support;
 	return 0;
 }
 
@@ -158,14 +157,15 @@ static void copy_ex_attr(struct ibv_device_attr_ex *a, size_t attr_size,
 int sv_cmd_query_device_ex(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
-			   uint64_t *raw_fw_ver)
+			   struct ib_uverbs_ex_query_device_resp *reply)
 {
 	struct ib_uverbs_ex_query_device_resp resp;
+	struct sv_sysfs_dev *s;
 	int ret;
 
 	if (!ctx || !attr || (input && input->comp_mask) ||
 	    attr_size < sizeof(attr->orig_attr))
-		return -EINVAL;
+		return EINVAL;
 	memset(attr, 0, attr_size);
 	memset(&resp, 0, sizeof(resp));
 
@@ -180,9 +180,9 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 					   response_length)) {
 			sv_err("QUERY_DEVICE_EX: short response (%u bytes)",
 			       resp.response_length);
-			return -EPROTO;
+			return EPROTO;
 		}
-		if (ret && ret != -EOPNOTSUPP && ret != -ENOSYS)
+		if (ret && ret != EOPNOTSUPP && ret != ENOSYS)
 			return ret;
 		if (ret)
 			attr_size = sizeof(attr->orig_attr);
@@ -195,12 +195,17 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 				   NULL);
 		if (ret)
 			return ret;
-		resp.response_length = 0;
+		resp.response_length = sizeof(resp.base);
 	}
 	copy_base_attr(&attr->orig_attr, &resp.base);
 	copy_ex_attr(attr, attr_size, &resp);
-	if (raw_fw_ver)
-		*raw_fw_ver = resp.base.fw_ver;
+	/* netlink counts the ports of devices with more than 255 */
+	s = sv_device_sysfs(ctx->device);
+	if (s && s->sd.num_ports &&
+	    attr_size >= END_OF(struct ibv_device_attr_ex, phys_port_cnt_ex))
+		attr->phys_port_cnt_ex = s->sd.num_ports;
+	if (reply)
+		*reply = resp;
 	return 0;
 }
 
@@ -238,7 +243,7 @@ int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 	int ret;
 
 	if (!ctx || !attr)
-		return -EINVAL;
+		return EINVAL;
 	/* The ioctl form also reports port_cap_flags2. */
 	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
 	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_PORT_PORT_NUM, port_num);
@@ -306,12 +311,12 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 	entry->port_num = port_num;
 	snprintf(file, sizeof(file), "ports/%u/gids/%u", port_num, index);
 	if (sv_read_sysfs(ibdev_path, file, buf, sizeof(buf)) < 0)
-		return -EINVAL;
+		return EINVAL;
 	for (int i = 0; i < 8; i++) {
 		unsigned int v;
 
 		if (sscanf(buf + i * 5, "%4x", &v) != 1)
-			return -EINVAL;
+			return EINVAL;
 		entry->gid.raw[2 * i] = (uint8_t)(v >> 8);
 		entry->gid.raw[2 * i + 1] = (uint8_t)v;
 	}
@@ -324,7 +329,7 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 		struct ibv_port_attr pattr;
 
 		if (sv_cmd_query_port(ctx, (uint8_t)port_num, &pattr))
-			return -EINVAL;
+			return EINVAL;
 		entry->gid_type = pattr.link_layer == IBV_LINK_LAYER_ETHERNET ?
 			IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_IB;
 	}
@@ -335,7 +340,7 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 	for (int i = 0; i < 16; i++)
 		if (entry->gid.raw[i])
 			return 0;
-	return -ENODATA;
+	return ENODATA;
 }
 
 int sv_query_gid_entry(struct ibv_context *ctx, uint32_t port_num,
@@ -387,7 +392,7 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 	}
 	free(kent);
 	if (!sv_ioctl_unsupported(ret))
-		return ret;
+		return -ret;
 
 	/* sysfs: walk every port's table, keep the valid entries */
 	{
@@ -398,22 +403,22 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 		ret = sv_cmd_query_device_ex(ctx, NULL, &ex, sizeof(ex.orig_attr),
 					     NULL);
 		if (ret)
-			return ret;
+			return -ret;
 		dattr = ex.orig_attr;
 		for (uint32_t port = 1; port <= dattr.phys_port_cnt; port++) {
 			struct ibv_port_attr pattr;
 
 			ret = sv_cmd_query_port(ctx, (uint8_t)port, &pattr);
 			if (ret)
-				return ret;
+				return -ret;
 			for (int i = 0; i < pattr.gid_tbl_len; i++) {
 				struct ibv_gid_entry e;
 
 				ret = gid_entry_sysfs(ctx, port, (uint32_t)i, &e);
-				if (ret == -ENODATA)
+				if (ret == ENODATA)
 					continue;
 				if (ret)
-					return ret;
+					return -ret;
 				if (n == max_entries)
 					return -EINVAL;
 				entries[n++] = e;

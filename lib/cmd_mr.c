@@ -6,7 +6,7 @@
 #include "core.h"
 
 int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-		  uint64_t hca_va, int access, struct ibv_mr *mr,
+		  uint64_t hca_va, int access, struct sv_mr *smr,
 		  struct sv_udata *udata)
 {
 	struct ib_uverbs_reg_mr req = {
@@ -17,12 +17,15 @@ int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		.access_flags = (uint32_t)access,
 	};
 	struct ib_uverbs_reg_mr_resp resp = { 0 };
+	struct ibv_mr *mr = &smr->mr;
 	int ret;
 
 	ret = sv_cmd_write(pd->context, IB_USER_VERBS_CMD_REG_MR, &req,
 			   sizeof(req), &resp, sizeof(resp), udata);
 	if (ret)
 		return ret;
+	smr->mr_type = SV_MR_TYPE_MR;
+	smr->access = access;
 	mr->context = pd->context;
 	mr->pd = pd;
 	mr->addr = addr;

@@ -7,12 +7,10 @@
 
 #include "core.h"
 
-static void init_qp(struct sv_qp *qp, struct ibv_context *ctx,
+static void init_qp(struct ibv_qp *q, struct ibv_context *ctx,
 		    const struct ibv_qp_init_attr_ex *attr,
 		    const struct ib_uverbs_create_qp_resp *resp)
 {
-	struct ibv_qp *q = &qp->qp;
-
 	q->context = ctx;
 	q->qp_context = attr->qp_context;
 	q->pd = attr->pd;
@@ -38,26 +36,26 @@ static void granted_caps(struct ibv_qp_cap *cap,
 	cap->max_inline_data = resp->max_inline_data;
 }
 
-int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
-		     struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata)
+int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr,
+			  struct sv_udata *udata, int ex)
 {
 	struct ib_uverbs_create_qp_resp *base;
 	struct ib_uverbs_ex_create_qp_resp resp = { 0 };
 	int ret;
 
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
-		return -EINVAL;
+		return EINVAL;
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		return -EOPNOTSUPP;
+		return EOPNOTSUPP;
 	base = &resp.base;
 
 	/* the legacy command unless create flags need the extended one */
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
-	    !attr->create_flags) {
+	if (!ex) {
 		struct ib_uverbs_create_qp req = {
-			.user_handle = (uintptr_t)&qp->qp,
+			.user_handle = (uintptr_t)qp,
 			.pd_handle = attr->pd->handle,
 			.send_cq_handle = attr->send_cq ? attr->send_cq->handle : 0,
 			.recv_cq_handle = attr->recv_cq ? attr->recv_cq->handle : 0,
@@ -76,7 +74,7 @@ int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
 				   sizeof(req), base, sizeof(*base), udata);
 	} else {
 		struct ib_uverbs_ex_create_qp req = {
-			.user_handle = (uintptr_t)&qp->qp,
+			.user_handle = (uintptr_t)qp,
 			.pd_handle = attr->pd->handle,
 			.send_cq_handle = attr->send_cq ? attr->send_cq->handle : 0,
 			.recv_cq_handle = attr->recv_cq ? attr->recv_cq->handle : 0,
@@ -89,7 +87,9 @@ int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
 			.sq_sig_all = (uint8_t)(attr->sq_sig_all ? 1 : 0),
 			.qp_type = (uint8_t)attr->qp_type,
 			.is_srq = (uint8_t)(attr->srq ? 1 : 0),
-			.create_flags = attr->create_flags,
+			.create_flags = (attr->comp_mask &
+					 IBV_QP_INIT_ATTR_CREATE_FLAGS) ?
+						attr->create_flags : 0,
 		};
 
 		ret = sv_cmd_write_ex(ctx, IB_USER_VERBS_EX_CMD_CREATE_QP, &req,
@@ -97,7 +97,7 @@ int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
 		if (!ret && resp.response_length < sizeof(resp.base)) {
 			sv_err("CREATE_QP_EX: short response (%u bytes)",
 			       resp.response_length);
-			ret = -EPROTO;
+			ret = EPROTO;
 		}
 	}
 	if (ret)
@@ -137,6 +137,35 @@ static void copy_dest_to_kern(struct ib_uverbs_qp_dest *dst,
 	dst->static_rate = src->static_rate;
 	dst->is_global = src->is_global;
 	dst->port_num = src->port_num;
+}
+
+static int create_qp(struct ibv_context *ctx, struct sv_qp *qp,
+		     struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata,
+		     int ex)
+{
+	int ret = sv_cmd_create_qp_base(ctx, &qp->qp, attr, udata, ex);
+
+	if (!ret) {
+		/* the provider sets SV_QP_EX when it gives the QP the ex
+		 * API */
+		qp->comp_mask = 0;
+		qp->xrcd = NULL;
+	}
+	return ret;
+}
+
+int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
+		     struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata)
+{
+	return create_qp(ctx, qp, attr, udata,
+			 (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+				 attr->create_flags);
+}
+
+int sv_cmd_create_qp_ex(struct ibv_context *ctx, struct sv_qp *qp,
+			struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata)
+{
+	return create_qp(ctx, qp, attr, udata, 1);
 }
 
 int sv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,

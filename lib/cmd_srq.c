@@ -6,23 +6,23 @@
 
 #include "core.h"
 
-static void init_srq(struct sv_srq *srq, struct ibv_context *ctx,
+static void init_srq(struct ibv_srq *srq, struct ibv_context *ctx,
 		     struct ibv_pd *pd, void *srq_context, uint32_t handle)
 {
-	srq->srq.context = ctx;
-	srq->srq.srq_context = srq_context;
-	srq->srq.pd = pd;
-	srq->srq.handle = handle;
-	srq->srq.events_completed = 0;
-	pthread_mutex_init(&srq->srq.mutex, NULL);
-	pthread_cond_init(&srq->srq.cond, NULL);
+	srq->context = ctx;
+	srq->srq_context = srq_context;
+	srq->pd = pd;
+	srq->handle = handle;
+	srq->events_completed = 0;
+	pthread_mutex_init(&srq->mutex, NULL);
+	pthread_cond_init(&srq->cond, NULL);
 }
 
-int sv_cmd_create_srq(struct ibv_pd *pd, struct sv_srq *srq,
+int sv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		      struct ibv_srq_init_attr *attr, struct sv_udata *udata)
 {
 	struct ib_uverbs_create_srq req = {
-		.user_handle = (uintptr_t)&srq->srq,
+		.user_handle = (uintptr_t)srq,
 		.pd_handle = pd->handle,
 		.max_wr = attr->attr.max_wr,
 		.max_sge = attr->attr.max_sge,
@@ -36,7 +36,6 @@ int sv_cmd_create_srq(struct ibv_pd *pd, struct sv_srq *srq,
 	if (ret)
 		return ret;
 	init_srq(srq, pd->context, pd, attr->srq_context, resp.srq_handle);
-	srq->srq_type = IBV_SRQT_BASIC;
 	attr->attr.max_wr = resp.max_wr;
 	attr->attr.max_sge = resp.max_sge;
 	return 0;
@@ -57,18 +56,18 @@ int sv_cmd_create_srq_ex(struct ibv_context *ctx, struct sv_srq *srq,
 	int ret;
 
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
-		return -EINVAL;
+		return EINVAL;
 	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
 		type = attr->srq_type;
 	if (type != IBV_SRQT_BASIC)
-		return -EOPNOTSUPP; /* XRC and tag matching: no soft driver */
+		return EOPNOTSUPP; /* XRC and tag matching: no soft driver */
 	req.srq_type = (uint32_t)type;
 	req.pd_handle = attr->pd->handle;
 	ret = sv_cmd_write(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &req,
 			   sizeof(req), &resp, sizeof(resp), udata);
 	if (ret)
 		return ret;
-	init_srq(srq, ctx, attr->pd, attr->srq_context, resp.srq_handle);
+	init_srq(&srq->srq, ctx, attr->pd, attr->srq_context, resp.srq_handle);
 	srq->srq_type = type;
 	srq->srq_num = resp.srqn;
 	attr->attr.max_wr = resp.max_wr;

@@ -11,11 +11,10 @@
 
 #include "core.h"
 
-void sv_context_install_ops(struct sv_context *ctx)
+void sv_context_install_ops(struct verbs_context *v)
 {
-	struct verbs_context *v = &ctx->vctx;
 	struct ibv_context_ops *o = &v->context.ops;
-	const struct sv_context_ops *ops = &ctx->ops;
+	const struct sv_context_ops *ops = &v->priv->ops;
 
 	/* The hot-path verbs are inline in applications and jump through
 	 * ibv_context.ops: straight to the provider. */
@@ -56,10 +55,13 @@ void sv_context_install_ops(struct sv_context *ctx)
 	v->create_wq = ops->create_wq;
 	v->query_rt_values = ops->query_rt_values;
 	v->create_cq_ex = sv_vctx_create_cq_ex;
-	v->priv = NULL;
 	v->query_device_ex = ops->query_device_ex;
 	v->ibv_destroy_flow = ops->destroy_flow;
 	v->ibv_create_flow = ops->create_flow;
+	/* programs built against libibverbs 1.1.8 look for the flow verbs
+	 * in these two places */
+	v->ABI_placeholder1 = (void (*)(void))ops->create_flow;
+	v->ABI_placeholder2 = (void (*)(void))ops->destroy_flow;
 	v->open_qp = sv_vctx_open_qp;
 	v->create_qp_ex = sv_vctx_create_qp_ex;
 	v->get_srq_num = ops->get_srq_num;
@@ -68,9 +70,21 @@ void sv_context_install_ops(struct sv_context *ctx)
 	v->close_xrcd = ops->close_xrcd;
 }
 
-static struct sv_context *context_alloc(struct sv_device *dev, int cmd_fd)
+int sv_context_finish_open(struct verbs_context *vctx)
 {
-	const struct sv_provider *prov = dev->provider;
+	struct ibv_context *ctx = &vctx->context;
+
+	sv_context_install_ops(vctx);
+	if (ctx->async_fd < 0)
+		sv_warn("%s: the provider's context has no async event fd; ibv_get_async_event will fail",
+			ctx->device->name);
+	return 0;
+}
+
+static struct sv_context *context_alloc(struct ibv_device *device,
+					struct sv_sysfs_dev *s, int cmd_fd)
+{
+	const struct sv_provider *prov = s->native;
 	size_t size = prov->context_size;
 	struct sv_context *ctx;
 
@@ -80,22 +94,23 @@ static struct sv_context *context_alloc(struct sv_device *dev, int cmd_fd)
 	if (!ctx)
 		return NULL;
 	ctx->provider = prov;
-	ctx->abi_version = dev->abi_version;
+	ctx->abi_version = s->sd.abi_ver;
 	/* the kernel checks the ioctl header's driver id: sysfs discovery
 	 * does not learn it, the matched provider knows it */
-	ctx->driver_id = dev->driver_id != RDMA_DRIVER_UNKNOWN ?
-		dev->driver_id : prov->driver_id;
-	ctx->ops = sv_default_ops;
-	sv_ops_merge(&ctx->ops, prov->ops);
+	ctx->core.driver_id = s->sd.driver_id != RDMA_DRIVER_UNKNOWN ?
+		s->sd.driver_id : (uint32_t)prov->driver_id;
+	ctx->core.ops = sv_default_ops;
+	sv_ops_merge(&ctx->core.ops, prov->ops);
 
 	/* verbs.h's contract for extended contexts */
 	ctx->vctx.sz = sizeof(struct verbs_context);
+	ctx->vctx.priv = &ctx->core;
 	ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
-	ctx->vctx.context.device = &dev->ibdev;
+	ctx->vctx.context.device = device;
 	ctx->vctx.context.cmd_fd = cmd_fd;
 	ctx->vctx.context.async_fd = -1;
 	pthread_mutex_init(&ctx->vctx.context.mutex, NULL);
-	sv_context_install_ops(ctx);
+	sv_context_install_ops(&ctx->vctx);
 	return ctx;
 }
 
@@ -105,48 +120,34 @@ static void context_free(struct sv_context *ctx)
 	free(ctx);
 }
 
-SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+struct ibv_context *sv_native_open(struct ibv_device *device,
+				   struct sv_sysfs_dev *s)
 {
-	struct sv_device *dev;
+	const struct sv_provider *prov = s->native;
 	struct sv_context *ctx;
 	int fd, ret;
 
-	sv_init_once();
-	if (!device) {
-		errno = EINVAL;
+	fd = sv_device_open_cdev(s, device->name);
+	if (fd < 0)
 		return NULL;
-	}
-	dev = sv_to_device(device);
-	if (dev->magic != SV_DEVICE_MAGIC) {
-		sv_err("not a device of this library's device list");
-		errno = EINVAL;
-		return NULL;
-	}
-
-	fd = open(dev->devnode, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		ret = errno;
-		sv_err("%s: open %s: %s", device->name, dev->devnode,
-		       strerror(ret));
-		errno = ret;
-		return NULL;
-	}
-	ctx = context_alloc(dev, fd);
+	ctx = context_alloc(device, s, fd);
 	if (!ctx) {
 		ret = ENOMEM;
 		goto err_close;
 	}
-	if (dev->provider->alloc_context)
-		ret = dev->provider->alloc_context(ctx);
+	if (prov->alloc_context)
+		ret = prov->alloc_context(ctx);
 	else
-		ret = sv_cmd_get_context(ctx, NULL);
+		ret = sv_cmd_get_context(&ctx->vctx.context, NULL);
 	if (ret) {
-		ret = -ret;
 		sv_err("%s: provider %s could not set up a context: %s",
-		       device->name, dev->provider->name, strerror(ret));
+		       device->name, prov->name, strerror(ret));
 		goto err_free;
 	}
-	sv_device_get(dev);
+	ret = sv_context_finish_open(&ctx->vctx);
+	if (ret)
+		goto err_free;
+	sv_device_hold(device);
 	return &ctx->vctx.context;
 
 err_free:
@@ -159,21 +160,44 @@ err_close:
 	return NULL;
 }
 
+SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	sv_init_once();
+	if (!device) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return verbs_open_device(device, NULL);
+}
+
 SV_EXPORT int ibv_close_device(struct ibv_context *context)
 {
+	struct verbs_ex_private *priv;
+	struct ibv_device *device;
 	struct sv_context *ctx;
-	struct sv_device *dev;
 
 	if (!context || context->abi_compat != __VERBS_ABI_IS_EXTENDED)
 		return EINVAL;
+	priv = sv_priv(context);
+	if (priv->from_rdma_core) {
+		/* the provider frees its context and calls
+		 * verbs_uninit_context, which closes the fds and drops the
+		 * device */
+		if (priv->free_context)
+			priv->free_context(context);
+		else
+			sv_warn("%s: the provider has no free_context; context %p leaks",
+				context->device->name, (void *)context);
+		return 0;
+	}
 	ctx = sv_to_context(context);
-	dev = sv_to_device(context->device);
+	device = context->device;
 	if (ctx->provider->free_context)
 		ctx->provider->free_context(ctx);
 	if (context->async_fd >= 0)
 		close(context->async_fd);
 	close(context->cmd_fd);
 	context_free(ctx);
-	sv_device_put(dev);
+	sv_device_put(device);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "log.h"
+#include "private34.h"
 #include "provider.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
@@ -52,50 +53,90 @@ void sv_set_dev_dir(const char *dir);
 const char *sv_dev_dir(void);
 
 /* ---- devices (lib/device.c) --------------------------------------------- */
-struct sv_device {
-	struct ibv_device ibdev;          /* what applications see: first */
+/* The core's record of one kernel device. Every listed device is a
+ * struct verbs_device whose `sysfs` points here: rdma-core's providers
+ * allocate the verbs_device in alloc_device() and are handed &sd; for the
+ * built-in providers the core allocates a bare verbs_device. */
+struct sv_sysfs_dev {
+	struct verbs_sysfs_dev sd;        /* what rdma-core providers read: first */
 	uint32_t magic;                   /* SV_DEVICE_MAGIC */
-	const struct sv_provider *provider;
 	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN */
-	unsigned int abi_version;
-	enum rdma_driver_id driver_id;    /* RDMA_DRIVER_UNKNOWN from sysfs */
-	uint64_t node_guid;               /* host order */
-	int ib_index;                     /* netlink device index, -1 unknown */
-	int refcnt;                       /* atomic: the list + open contexts */
+	/* who drives it: a built-in provider, or (NULL) the rdma-core
+	 * provider in the verbs_device's ops */
+	const struct sv_provider *native;
+	int listed;                       /* in the registry (lock held) */
 };
 #define SV_DEVICE_MAGIC 0x73766476u
 
-static inline struct sv_device *sv_to_device(struct ibv_device *dev)
-{
-	return container_of(dev, struct sv_device, ibdev);
-}
-
-/* Build the list of usable devices (netlink, else sysfs; sysfs only when
- * SYSFS_PATH is set). *list is NULL-terminated, each device holding one
- * reference. Returns the count or -errno. */
-int sv_discover(struct sv_device ***list);
-void sv_device_get(struct sv_device *dev);
-void sv_device_put(struct sv_device *dev);
+/* The record of a device of ours, or NULL (not one of our lists). */
+struct sv_sysfs_dev *sv_device_sysfs(struct ibv_device *dev);
+/* Build the list of usable devices: the registry updated from the kernel
+ * (netlink, else sysfs; sysfs only when SYSFS_PATH is set). *list is
+ * NULL-terminated, each device held once. A device still present keeps
+ * its struct ibv_device across calls. Returns the count or -errno. */
+int sv_device_list(struct ibv_device ***list);
+void sv_device_hold(struct ibv_device *dev);
+void sv_device_put(struct ibv_device *dev);
 /* Node type from the text of sysfs node_type ("1: CA"). */
 enum ibv_node_type sv_parse_node_type(const char *text);
 enum ibv_transport_type sv_transport_of(enum ibv_node_type type);
+/* The character device of a listed device, opened O_RDWR|O_CLOEXEC:
+ * an fd or -1 with errno (logged). */
+int sv_device_open_cdev(struct sv_sysfs_dev *sysfs, const char *ibdev_name);
 
-/* ---- providers (lib/providers.c) ---------------------------------------- */
+/* ---- built-in providers (lib/providers.c) -------------------------------- */
 /* NULL-terminated list of built-in providers. */
 extern const struct sv_provider *const sv_providers[];
 const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 					    const char *ibdev_name,
 					    unsigned int abi_version);
 
+/* ---- rdma-core's providers (lib/rdmacore.c) ------------------------------- */
+/* Which providers drive devices: SOFTVERBS_PROVIDERS unset or "native"
+ * (built-in rxe/siw for their devices, rdma-core's libraries for the
+ * rest), "rdma-core" (rdma-core's libraries for every device). */
+enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
+/* The mode, or -EINVAL (logged) for any other value. Read once. */
+int sv_provider_mode(void);
+/* Find and attach a registered rdma-core provider for a found device:
+ * returns its verbs_device (ops set; the caller fills the rest) or NULL.
+ * Called with the device registry lock held. */
+struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
+/* Load rdma-core's provider libraries unless done before: 1 when it
+ * loaded them now (so attaching is worth trying again). Device registry
+ * lock held. */
+int sv_rdmacore_load(void);
+/* Free a device object of a provider (uninit_device) or of ours. */
+void sv_rdmacore_free_device(struct verbs_device *vdev);
+/* Tests: forget the loaded state (drivers registered stay); read the
+ * config and libraries from elsewhere (NULL: the configured folders). */
+void sv_rdmacore_reset(void);
+void sv_rdmacore_set_dirs(const char *config, const char *providers);
+/* The registered rdma-core providers, in registration order. */
+size_t sv_rdmacore_driver_count(void);
+const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
+
 /* ---- contexts and ops (lib/context.c) ----------------------------------- */
 extern const struct sv_context_ops sv_default_ops;
 /* dst gets every non-NULL slot of src. */
 void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src);
+/* rdma-core providers start from EOPNOTSUPP in every slot. */
+void sv_ops_init_nosup(struct sv_context_ops *ops);
+/* dst gets every non-NULL slot of an rdma-core provider's table. */
+void sv_ops_take_verbs(struct sv_context_ops *dst,
+		       const struct verbs_context_ops *src);
 /* Number of NULL slots (a complete table has none). */
 size_t sv_ops_null_slots(const struct sv_context_ops *ops);
 /* Point the application-visible tables (ibv_context.ops and the
- * verbs_context slots) at ctx->ops and the core's wrappers. */
-void sv_context_install_ops(struct sv_context *ctx);
+ * verbs_context slots) at the core state's ops and the core's wrappers. */
+void sv_context_install_ops(struct verbs_context *vctx);
+/* Open a device driven by a built-in provider. */
+struct ibv_context *sv_native_open(struct ibv_device *device,
+				   struct sv_sysfs_dev *s);
+/* The part of opening a context both kinds of provider share, once the
+ * provider made it: tables installed, an async fd if it has none.
+ * 0 or a positive errno. */
+int sv_context_finish_open(struct verbs_context *vctx);
 
 /* ---- the command layer (lib/cmd.c) -------------------------------------- */
 /* How requests reach the kernel; tests replace these to record the bytes
@@ -106,7 +147,7 @@ extern int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg);
 /* Legacy write command. req (req_len bytes, a multiple of 4) is the core
  * request struct; when resp_len > 0 it begins with the u64 `response`
  * field, which this sets. The kernel writes resp_len bytes to resp and
- * udata->resp_len more after them. 0 or -errno. */
+ * udata->resp_len more after them. 0 or a positive errno. */
 int sv_cmd_write(struct ibv_context *ctx, uint32_t command, void *req,
 		 size_t req_len, void *resp, size_t resp_len,
 		 struct sv_udata *udata);
@@ -129,13 +170,46 @@ void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
 /* An output buffer the kernel fills (len bytes at most). */
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len);
-/* 0 or -errno. */
+/* 0 or a positive errno. */
 int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd);
 /* The kernel lacks the ioctl method: use the write command instead. */
 static inline int sv_ioctl_unsupported(int err)
 {
-	return err == -ENOTTY || err == -EPROTONOSUPPORT ||
-	       err == -EOPNOTSUPP;
+	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
+}
+
+/* CREATE_QP for a bare struct ibv_qp (rdma-core's ibv_cmd_create_qp):
+ * nothing written behind it. ex: the extended command. */
+int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr,
+			  struct sv_udata *udata, int ex);
+
+/* rdma-core's write helpers (ibv_cmd_* of IBVERBS_PRIVATE_34) take the
+ * provider's buffers: cmd (cmd_size bytes) begins with room for the
+ * uverbs header(s) and the core request, then the provider's own data;
+ * presp (presp_size bytes) begins with the core response, then the
+ * provider's. Send req/resp (the core structs, built by the caller) with
+ * the provider's data as trailers; on success presp gets the core
+ * response and the provider's response after it. 0 or a positive errno
+ * (EINVAL for a buffer shorter than its core part). */
+/* The driver's parts of an rdma-core provider's request and reply
+ * buffers (cmd: the uverbs header(s), the req_len-byte core request, then
+ * the driver's; presp: the resp_len-byte core reply, then the driver's)
+ * as the trailers of a command; u->core_resp = presp. 0, or EINVAL (and a
+ * log line) when a buffer is shorter than its core part. */
+int sv_udata_of_provider(struct sv_udata *u, int ex, size_t req_len,
+			 size_t resp_len, const void *cmd, size_t cmd_size,
+			 void *presp, size_t presp_size);
+int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
+		     void *req, size_t req_len, void *resp, size_t resp_len,
+		     const void *cmd, size_t cmd_size, void *presp,
+		     size_t presp_size);
+
+/* A destroy command's result as rdma-core reports it: EIO (the device is
+ * gone) counts as success when verbs_allow_disassociate_destroy is set. */
+static inline int sv_destroy_result(int ret)
+{
+	return ret == EIO && verbs_allow_disassociate_destroy ? 0 : ret;
 }
 
 /* ---- device queries (lib/cmd_device.c) ---------------------------------- */
@@ -160,12 +234,5 @@ struct ibv_qp *sv_vctx_open_qp(struct ibv_context *ctx,
 			       struct ibv_qp_open_attr *attr);
 struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
 				      struct ibv_srq_init_attr_ex *attr);
-
-/* Validate and convert the public errno convention: int verbs return 0 or
- * a positive errno. */
-static inline int sv_pos_errno(int neg)
-{
-	return neg < 0 ? -neg : neg;
-}
 
 #endif

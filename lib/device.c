@@ -1,10 +1,18 @@
-/* Device discovery (netlink RDMA_NLDEV, sysfs fallback) and the exported
- * device-list functions. */
+/* Device discovery (netlink RDMA_NLDEV, sysfs fallback), the device
+ * registry and the exported device-list functions.
+ *
+ * One registry per process, as rdma-core keeps: a device that is still
+ * present keeps its struct ibv_device across ibv_get_device_list() calls
+ * (librdmacm compares lists by pointer), a device that went away drops
+ * out of later lists but its object lives while a list or a context
+ * holds it, a new device gets a new object. */
 #include "config.h"
 
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,164 +75,108 @@ enum ibv_transport_type sv_transport_of(enum ibv_node_type type)
 	}
 }
 
-void sv_device_get(struct sv_device *dev)
+/* ---- device objects ------------------------------------------------------ */
+
+struct sv_sysfs_dev *sv_device_sysfs(struct ibv_device *dev)
 {
-	__atomic_add_fetch(&dev->refcnt, 1, __ATOMIC_RELAXED);
-}
+	struct sv_sysfs_dev *s;
 
-void sv_device_put(struct sv_device *dev)
-{
-	if (__atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
-		dev->magic = 0;
-		free(dev);
-	}
-}
-
-/* ---- what both discovery paths find ------------------------------------- */
-
-struct found {
-	char ibdev[IBV_SYSFS_NAME_MAX];  /* rxe0 */
-	char chardev[IBV_SYSFS_NAME_MAX]; /* uverbs0 */
-	unsigned int abi_version;
-	enum rdma_driver_id driver_id;
-	dev_t devt;                       /* 0 unknown */
-	uint64_t node_guid;
-	int have_guid;
-	int node_type;                    /* -2: read it from sysfs */
-	int ib_index;
-};
-
-/* Fill the list entry for one found device, or skip it (NULL). */
-static struct sv_device *make_device(const struct found *f)
-{
-	const char *root = sv_sysfs_root();
-	const struct sv_provider *prov;
-	struct sv_device *dev;
-	char buf[64];
-	struct stat st;
-	int n;
-
-	prov = sv_provider_match(f->driver_id, f->ibdev, f->abi_version);
-	if (!prov) {
-		sv_warn("%s (%s): no provider for driver id %d with uverbs ABI %u; device skipped",
-			f->ibdev, f->chardev, (int)f->driver_id, f->abi_version);
-		return NULL;
-	}
-	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return NULL;
-	dev->magic = SV_DEVICE_MAGIC;
-	dev->provider = prov;
-	dev->abi_version = f->abi_version;
-	dev->driver_id = f->driver_id;
-	dev->ib_index = f->ib_index;
-	dev->refcnt = 1;
-	strcpy(dev->ibdev.name, f->ibdev);
-	strcpy(dev->ibdev.dev_name, f->chardev);
-	n = snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path),
-		     "%s/class/infiniband_verbs/%s", root, f->chardev);
-	if (n < 0 || (size_t)n >= sizeof(dev->ibdev.dev_path))
-		goto skip_long;
-	n = snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
-		     "%s/class/infiniband/%s", root, f->ibdev);
-	if (n < 0 || (size_t)n >= sizeof(dev->ibdev.ibdev_path))
-		goto skip_long;
-	n = snprintf(dev->devnode, sizeof(dev->devnode), "%s/%s", sv_dev_dir(),
-		     f->chardev);
-	if (n < 0 || (size_t)n >= sizeof(dev->devnode))
-		goto skip_long;
-
-	/* The character device must exist and be the one the kernel named;
-	 * otherwise opening it later could reach some other device. */
-	if (stat(dev->devnode, &st) || !S_ISCHR(st.st_mode)) {
-		sv_warn("%s: character device %s missing; device skipped",
-			f->ibdev, dev->devnode);
-		goto skip;
-	}
-	if (f->devt && st.st_rdev != f->devt) {
-		sv_warn("%s: %s is %u:%u, the kernel says %u:%u; device skipped",
-			f->ibdev, dev->devnode, major(st.st_rdev),
-			minor(st.st_rdev), major(f->devt), minor(f->devt));
-		goto skip;
-	}
-
-	if (f->node_type >= -1) {
-		dev->ibdev.node_type = (enum ibv_node_type)f->node_type;
-	} else if (sv_read_sysfs(dev->ibdev.ibdev_path, "node_type", buf,
-				 sizeof(buf)) > 0) {
-		dev->ibdev.node_type = sv_parse_node_type(buf);
-	} else {
-		dev->ibdev.node_type = IBV_NODE_UNKNOWN;
-	}
-	dev->ibdev.transport_type = sv_transport_of(dev->ibdev.node_type);
-
-	if (f->have_guid) {
-		dev->node_guid = f->node_guid;
-	} else if (sv_read_sysfs(dev->ibdev.ibdev_path, "node_guid", buf,
-				 sizeof(buf)) > 0) {
-		unsigned int p[4];
-		char tail;
-
-		if (sscanf(buf, "%4x:%4x:%4x:%4x%c", &p[0], &p[1], &p[2], &p[3],
-			   &tail) == 4)
-			dev->node_guid = (uint64_t)p[0] << 48 |
-					 (uint64_t)p[1] << 32 |
-					 (uint64_t)p[2] << 16 | p[3];
-	}
-	return dev;
-
-skip_long:
-	sv_warn("%s: sysfs or device path too long; device skipped", f->ibdev);
-skip:
-	free(dev);
-	return NULL;
+	s = (struct sv_sysfs_dev *)verbs_get_device(dev)->sysfs;
+	return s && s->magic == SV_DEVICE_MAGIC ? s : NULL;
 }
 
-struct dev_vec {
-	struct sv_device **v; /* NULL-terminated */
-	int n;
-	int cap;
+void sv_device_hold(struct ibv_device *dev)
+{
+	atomic_fetch_add(&verbs_get_device(dev)->refcount, 1);
+}
+
+void sv_device_put(struct ibv_device *dev)
+{
+	struct verbs_device *vdev = verbs_get_device(dev);
+	struct sv_sysfs_dev *s;
+
+	if (atomic_fetch_sub(&vdev->refcount, 1) != 1)
+		return;
+	s = (struct sv_sysfs_dev *)vdev->sysfs;
+	sv_dbg("%s: last reference gone, device object freed", dev->name);
+	s->magic = 0;
+	sv_rdmacore_free_device(vdev);
+	free(s);
+}
+
+static void fill_ibv_device(struct verbs_device *vdev, struct sv_sysfs_dev *s)
+{
+	struct ibv_device *dev = &vdev->device;
+
+	atomic_init(&vdev->refcount, 1);
+	vdev->sysfs = &s->sd;
+	dev->node_type = s->sd.node_type;
+	dev->transport_type = sv_transport_of(s->sd.node_type);
+	/* lengths were checked when the record was made */
+	strcpy(dev->dev_name, s->sd.sysfs_name);
+	snprintf(dev->dev_path, sizeof(dev->dev_path),
+		 "%s/class/infiniband_verbs/%s", sv_sysfs_root(),
+		 s->sd.sysfs_name);
+	strcpy(dev->name, s->sd.ibdev_name);
+	strcpy(dev->ibdev_path, s->sd.ibdev_path);
+}
+
+/* A device object for a found record, driven by a built-in provider or
+ * by one of rdma-core's already registered; NULL when nobody drives it
+ * (yet: the caller may load rdma-core's libraries and try again). */
+static struct verbs_device *attach(struct sv_sysfs_dev *s)
+{
+	struct verbs_device *vdev = NULL;
+
+	if (sv_provider_mode() == SV_PROVIDERS_NATIVE) {
+		s->native = sv_provider_match((enum rdma_driver_id)s->sd.driver_id,
+					      s->sd.ibdev_name, s->sd.abi_ver);
+		if (s->native) {
+			vdev = calloc(1, sizeof(*vdev));
+			if (!vdev)
+				return NULL;
+			sv_info("%s (%s): driven by softverbs' built-in %s provider",
+				s->sd.ibdev_name, s->sd.sysfs_name, s->native->name);
+		}
+	}
+	if (!vdev)
+		vdev = sv_rdmacore_attach(s);
+	if (vdev)
+		fill_ibv_device(vdev, s);
+	return vdev;
+}
+
+/* ---- discovery: what both paths find ------------------------------------- */
+
+struct found_vec {
+	struct sv_sysfs_dev **v;
+	size_t n, cap;
 };
 
-static int vec_add(struct dev_vec *vec, struct sv_device *dev)
+static int found_add(struct found_vec *fv, struct sv_sysfs_dev *s)
 {
-	if (vec->n + 1 >= vec->cap) {
-		int cap = vec->cap ? vec->cap * 2 : 8;
-		struct sv_device **v = realloc(vec->v, cap * sizeof(*v));
+	if (fv->n == fv->cap) {
+		size_t cap = fv->cap ? fv->cap * 2 : 8;
+		struct sv_sysfs_dev **v = realloc(fv->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		vec->v = v;
-		vec->cap = cap;
+		fv->v = v;
+		fv->cap = cap;
 	}
-	vec->v[vec->n++] = dev;
-	vec->v[vec->n] = NULL;
+	fv->v[fv->n++] = s;
 	return 0;
 }
 
-static void vec_free(struct dev_vec *vec)
+static void found_free(struct found_vec *fv)
 {
-	for (int i = 0; i < vec->n; i++)
-		sv_device_put(vec->v[i]);
-	free(vec->v);
-	vec->v = NULL;
-	vec->n = vec->cap = 0;
+	for (size_t i = 0; i < fv->n; i++)
+		free(fv->v[i]);
+	free(fv->v);
+	memset(fv, 0, sizeof(*fv));
 }
-
-static int vec_add_found(struct dev_vec *vec, const struct found *f)
-{
-	struct sv_device *dev = make_device(f);
-	int ret;
-
-	if (!dev)
-		return 0;
-	ret = vec_add(vec, dev);
-	if (ret)
-		sv_device_put(dev);
-	return ret;
-}
-
-/* ---- sysfs -------------------------------------------------------------- */
 
 static int copy_name(char *dst, const char *src)
 {
@@ -236,21 +188,96 @@ static int copy_name(char *dst, const char *src)
 	return 0;
 }
 
+static struct sv_sysfs_dev *new_record(void)
+{
+	struct sv_sysfs_dev *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->sd.ibdev_idx = -1;
+		s->sd.driver_id = RDMA_DRIVER_UNKNOWN;
+		s->sd.node_type = IBV_NODE_UNKNOWN;
+	}
+	return s;
+}
+
+static int set_ibdev(struct sv_sysfs_dev *s, const char *ibdev)
+{
+	int n;
+
+	if (copy_name(s->sd.ibdev_name, ibdev))
+		return -ENAMETOOLONG;
+	n = snprintf(s->sd.ibdev_path, sizeof(s->sd.ibdev_path),
+		     "%s/class/infiniband/%s", sv_sysfs_root(), ibdev);
+	if (n < 0 || (size_t)n >= sizeof(s->sd.ibdev_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The node GUID as sysfs prints it ("0002:c903:0010:92e0"). */
+static int parse_guid(const char *buf, uint64_t *guid)
+{
+	unsigned int p[4];
+	char tail;
+
+	if (sscanf(buf, "%4x:%4x:%4x:%4x%c", &p[0], &p[1], &p[2], &p[3],
+		   &tail) != 4)
+		return -EINVAL;
+	*guid = (uint64_t)p[0] << 48 | (uint64_t)p[1] << 32 |
+		(uint64_t)p[2] << 16 | p[3];
+	return 0;
+}
+
+/* The last checks of a found device: a character device that exists and
+ * is the one the kernel named (otherwise opening it later could reach
+ * some other device), the sysfs facts netlink does not give. 0 keeps
+ * it. */
+static int finish_record(struct sv_sysfs_dev *s)
+{
+	const char *ib = s->sd.ibdev_name;
+	struct stat st;
+	char buf[64];
+	int n;
+
+	if (s->sd.sysfs_name[0] == 0 || !s->sd.ibdev_path[0])
+		return -EINVAL;
+	n = snprintf(s->devnode, sizeof(s->devnode), "%s/%s", sv_dev_dir(),
+		     s->sd.sysfs_name);
+	if (n < 0 || (size_t)n >= sizeof(s->devnode)) {
+		sv_warn("%s: device path too long; device skipped", ib);
+		return -ENAMETOOLONG;
+	}
+	if (stat(s->devnode, &st) || !S_ISCHR(st.st_mode)) {
+		sv_warn("%s: character device %s missing; device skipped", ib,
+			s->devnode);
+		return -ENODEV;
+	}
+	if (s->sd.sysfs_cdev && st.st_rdev != s->sd.sysfs_cdev) {
+		sv_warn("%s: %s is %u:%u, the kernel says %u:%u; device skipped",
+			ib, s->devnode, major(st.st_rdev), minor(st.st_rdev),
+			major(s->sd.sysfs_cdev), minor(s->sd.sysfs_cdev));
+		return -ENODEV;
+	}
+	if (!(s->sd.flags & VSYSFS_READ_NODE_GUID) &&
+	    sv_read_sysfs(s->sd.ibdev_path, "node_guid", buf, sizeof(buf)) > 0 &&
+	    !parse_guid(buf, &s->sd.node_guid))
+		s->sd.flags |= VSYSFS_READ_NODE_GUID;
+	return 0;
+}
+
+/* ---- sysfs ---------------------------------------------------------------- */
+
 static int sysfs_one(const char *class_dir, const char *entry,
-		     struct found *f)
+		     struct sv_sysfs_dev *s)
 {
 	char dir[IBV_SYSFS_PATH_MAX];
 	char buf[IBV_SYSFS_NAME_MAX + 1];
 	unsigned long abi;
 	unsigned int maj, min;
+	struct stat st;
 	char tail;
 	int n;
 
-	memset(f, 0, sizeof(*f));
-	f->node_type = -2;
-	f->ib_index = -1;
-	f->driver_id = RDMA_DRIVER_UNKNOWN;
-	if (copy_name(f->chardev, entry)) {
+	if (copy_name(s->sd.sysfs_name, entry)) {
 		sv_warn("%s: name too long; device skipped", entry);
 		return -1;
 	}
@@ -258,7 +285,7 @@ static int sysfs_one(const char *class_dir, const char *entry,
 	if (n < 0 || (size_t)n >= sizeof(dir))
 		return -1;
 	n = sv_read_sysfs(dir, "ibdev", buf, sizeof(buf));
-	if (n < 0 || copy_name(f->ibdev, buf)) {
+	if (n < 0 || set_ibdev(s, buf)) {
 		sv_warn("%s: unreadable or too long ibdev (%d); device skipped",
 			entry, n);
 		return -1;
@@ -268,51 +295,55 @@ static int sysfs_one(const char *class_dir, const char *entry,
 		sv_warn("%s: bad abi_version; device skipped", entry);
 		return -1;
 	}
-	f->abi_version = (unsigned int)abi;
+	s->sd.abi_ver = (uint32_t)abi;
 	n = sv_read_sysfs(dir, "dev", buf, sizeof(buf));
 	if (n < 0 || sscanf(buf, "%u:%u%c", &maj, &min, &tail) != 2) {
 		sv_warn("%s: bad dev file; device skipped", entry);
 		return -1;
 	}
-	f->devt = makedev(maj, min);
+	s->sd.sysfs_cdev = makedev(maj, min);
+	/* without netlink's device index, a re-created device is told
+	 * apart from the old one by its creation time */
+	if (stat(s->sd.ibdev_path, &st) == 0)
+		s->sd.time_created = st.st_mtim;
+	if (sv_read_sysfs(s->sd.ibdev_path, "node_type", buf, sizeof(buf)) > 0)
+		s->sd.node_type = sv_parse_node_type(buf);
 	return 0;
 }
 
-static int is_uverbs(const struct dirent *de)
+/* In the directory's order, as rdma-core lists devices found this way
+ * (the kernel's is a hash order). */
+static int discover_sysfs(struct found_vec *fv, const char *class_dir)
 {
-	return !strncmp(de->d_name, "uverbs", 6);
-}
+	struct dirent *de;
+	DIR *dir;
+	int ret = 0;
 
-/* In uverbsN order (versionsort: uverbs2 before uverbs10), which is the
- * order the devices were created in, like the kernel's device index that
- * orders the netlink listing; readdir's order is a hash order. */
-static int discover_sysfs(struct dev_vec *vec, const char *class_dir)
-{
-	struct dirent **names;
-	int n, ret = 0;
-
-	n = scandir(class_dir, &names, is_uverbs, versionsort);
-	if (n < 0)
+	dir = opendir(class_dir);
+	if (!dir)
 		return -errno;
-	for (int i = 0; i < n; i++) {
-		struct found f;
+	while (!ret && (de = readdir(dir))) {
+		struct sv_sysfs_dev *s;
 
-		if (!ret && !sysfs_one(class_dir, names[i]->d_name, &f))
-			ret = vec_add_found(vec, &f);
-		free(names[i]);
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		s = new_record();
+		if (!s) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (!sysfs_one(class_dir, de->d_name, s) && !finish_record(s)) {
+			ret = found_add(fv, s);
+			if (!ret)
+				s = NULL;
+		}
+		free(s);
 	}
-	free(names);
+	closedir(dir);
 	return ret;
 }
 
-/* ---- netlink ------------------------------------------------------------ */
-
-struct nl_devs {
-	struct found *v;
-	int n;
-	int cap;
-	int err;
-};
+/* ---- netlink -------------------------------------------------------------- */
 
 /* An integer attribute the kernel sends as u32 or u64. */
 static uint64_t nla_uint(const struct nlattr *a)
@@ -327,45 +358,49 @@ static uint64_t nla_uint(const struct nlattr *a)
 static int nl_dev_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
-	struct nl_devs *devs = arg;
-	struct found *f;
+	struct found_vec *fv = arg;
+	struct sv_sysfs_dev *s;
 	const char *name;
+	int ret;
 
 	sv_nl_parse(nlh, tb, RDMA_NLDEV_ATTR_MAX - 1);
 	name = sv_nla_str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !name)
 		return 0;
-	if (devs->n == devs->cap) {
-		int cap = devs->cap ? devs->cap * 2 : 8;
-		struct found *v = realloc(devs->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		devs->v = v;
-		devs->cap = cap;
-	}
-	f = &devs->v[devs->n];
-	memset(f, 0, sizeof(*f));
-	if (copy_name(f->ibdev, name)) {
+	s = new_record();
+	if (!s)
+		return -ENOMEM;
+	if (set_ibdev(s, name)) {
 		sv_warn("%s: name too long; device skipped", name);
+		free(s);
 		return 0;
 	}
-	f->ib_index = (int)sv_nla_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-	f->node_type = tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] ?
-		(int)node_type_of(sv_nla_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE])) :
-		-2;
-	if (tb[RDMA_NLDEV_ATTR_NODE_GUID]) {
-		f->node_guid = sv_nla_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
-		f->have_guid = 1;
+	s->sd.ibdev_idx = (int)sv_nla_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	s->sd.num_ports = sv_nla_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE])
+		s->sd.node_type =
+			node_type_of(sv_nla_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE]));
+	else {
+		char buf[32];
+
+		if (sv_read_sysfs(s->sd.ibdev_path, "node_type", buf,
+				  sizeof(buf)) > 0)
+			s->sd.node_type = sv_parse_node_type(buf);
 	}
-	devs->n++;
-	return 0;
+	if (tb[RDMA_NLDEV_ATTR_NODE_GUID]) {
+		s->sd.node_guid = sv_nla_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
+		s->sd.flags |= VSYSFS_READ_NODE_GUID;
+	}
+	ret = found_add(fv, s);
+	if (ret)
+		free(s);
+	return ret;
 }
 
 static int nl_chardev_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
-	struct found *f = arg;
+	struct sv_sysfs_dev *s = arg;
 	const char *name;
 	uint64_t devt;
 
@@ -373,49 +408,49 @@ static int nl_chardev_cb(const struct nlmsghdr *nlh, void *arg)
 	name = sv_nla_str(tb[RDMA_NLDEV_ATTR_CHARDEV_NAME]);
 	if (!name || !tb[RDMA_NLDEV_ATTR_CHARDEV_ABI])
 		return 0;
-	if (copy_name(f->chardev, name))
+	if (copy_name(s->sd.sysfs_name, name))
 		return 0;
-	f->abi_version = (unsigned int)nla_uint(tb[RDMA_NLDEV_ATTR_CHARDEV_ABI]);
-	f->driver_id = (enum rdma_driver_id)nla_uint(
-		tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]);
+	s->sd.abi_ver = (uint32_t)nla_uint(tb[RDMA_NLDEV_ATTR_CHARDEV_ABI]);
+	s->sd.driver_id = (uint32_t)nla_uint(tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]);
 	/* the kernel's new_encode_dev(): minor low byte, major, then the
 	 * minor's upper bits */
 	devt = nla_uint(tb[RDMA_NLDEV_ATTR_CHARDEV]);
-	f->devt = makedev((unsigned int)((devt & 0xfff00) >> 8),
-			  (unsigned int)((devt & 0xff) | ((devt >> 12) & 0xfff00)));
+	s->sd.sysfs_cdev = makedev((unsigned int)((devt & 0xfff00) >> 8),
+				   (unsigned int)((devt & 0xff) |
+						  ((devt >> 12) & 0xfff00)));
 	return 0;
 }
 
-static int discover_netlink(struct dev_vec *vec)
+static int discover_netlink(struct found_vec *fv)
 {
-	struct nl_devs devs = { 0 };
+	struct found_vec all = { 0 };
 	int ret;
 
 	ret = sv_nl_nldev(RDMA_NLDEV_CMD_GET, 1, UINT32_MAX, NULL, nl_dev_cb,
-			  &devs);
-	if (ret)
-		goto out;
-	for (int i = 0; i < devs.n; i++) {
-		struct found *f = &devs.v[i];
+			  &all);
+	for (size_t i = 0; !ret && i < all.n; i++) {
+		struct sv_sysfs_dev *s = all.v[i];
 
-		if (sv_nl_nldev(RDMA_NLDEV_CMD_GET_CHARDEV, 0, (uint32_t)f->ib_index,
-				"uverbs", nl_chardev_cb, f) || !f->chardev[0]) {
-			sv_dbg("%s: no uverbs char device", f->ibdev);
+		if (sv_nl_nldev(RDMA_NLDEV_CMD_GET_CHARDEV, 0,
+				(uint32_t)s->sd.ibdev_idx, "uverbs",
+				nl_chardev_cb, s) || !s->sd.sysfs_name[0]) {
+			sv_dbg("%s: no uverbs char device", s->sd.ibdev_name);
 			continue;
 		}
-		ret = vec_add_found(vec, f);
-		if (ret)
-			break;
+		if (finish_record(s))
+			continue;
+		ret = found_add(fv, s);
+		if (!ret)
+			all.v[i] = NULL;
 	}
-out:
-	free(devs.v);
+	found_free(&all);
 	return ret;
 }
 
-int sv_discover(struct sv_device ***list)
+/* Every usable device the kernel has now, as fresh records. */
+static int discover(struct found_vec *fv)
 {
 	char class_dir[IBV_SYSFS_PATH_MAX];
-	struct dev_vec vec = { 0 };
 	unsigned long abi;
 	int ret = -1;
 	int n;
@@ -439,72 +474,200 @@ int sv_discover(struct sv_device ***list)
 		return -ENOSYS;
 	}
 
-	/* With SYSFS_PATH the caller asks about that tree: netlink would
-	 * describe this machine instead. */
-	if (!secure_getenv("SYSFS_PATH")) {
-		ret = discover_netlink(&vec);
-		if (ret) {
-			sv_dbg("netlink discovery failed (%d), trying sysfs", ret);
-			vec_free(&vec);
-		}
+	/* Netlink first, as rdma-core does (SYSFS_PATH only moves the sysfs
+	 * root its files are read from): it orders devices by the kernel's
+	 * index and names their uverbs char devices; the sysfs class folder
+	 * is the fallback for kernels or namespaces without RDMA netlink. */
+	ret = discover_netlink(fv);
+	if (ret) {
+		sv_dbg("netlink discovery failed (%d), trying sysfs", ret);
+		found_free(fv);
 	}
 	if (ret)
-		ret = discover_sysfs(&vec, class_dir);
-	if (ret) {
-		vec_free(&vec);
-		return ret;
-	}
-	if (!vec.v) {
-		vec.v = calloc(1, sizeof(*vec.v));
-		if (!vec.v)
-			return -ENOMEM;
-	}
-	*list = vec.v;
-	return vec.n;
+		ret = discover_sysfs(fv, class_dir);
+	if (ret)
+		found_free(fv);
+	return ret;
 }
 
-/* ---- exported ----------------------------------------------------------- */
+/* ---- the registry --------------------------------------------------------- */
 
-static struct sv_device *checked_device(struct ibv_device *ibdev)
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The devices of the last listing, in list order; each holds one
+ * reference. Guarded by registry_lock. */
+static struct verbs_device **registry;
+static size_t registry_n, registry_cap;
+
+/* rdma-core's rule: the same uverbs device, and the same kernel device
+ * (netlink's index is unique for the machine's lifetime; without it, the
+ * creation time of the sysfs directory). */
+static int same_device(const struct verbs_sysfs_dev *a,
+		       const struct verbs_sysfs_dev *b)
 {
-	struct sv_device *dev;
-
-	if (!ibdev)
-		return NULL;
-	dev = sv_to_device(ibdev);
-	return dev->magic == SV_DEVICE_MAGIC ? dev : NULL;
+	if (strcmp(a->sysfs_name, b->sysfs_name) ||
+	    strcmp(a->ibdev_name, b->ibdev_name) ||
+	    a->ibdev_idx != b->ibdev_idx)
+		return 0;
+	if (a->ibdev_idx == -1 &&
+	    (a->time_created.tv_sec != b->time_created.tv_sec ||
+	     a->time_created.tv_nsec != b->time_created.tv_nsec))
+		return 0;
+	return 1;
 }
+
+/* Attach the not yet listed records of fv, newest first in the list:
+ * rdma-core walks its found list backwards and puts every device it can
+ * drive at the head, so one pass leaves them in the kernel's order in
+ * front of the devices already listed. Takes the records it uses (NULL
+ * in fv). registry_lock held. */
+static void attach_pass(struct found_vec *fv)
+{
+	for (size_t k = fv->n; k-- > 0;) {
+		struct sv_sysfs_dev *s = fv->v[k];
+		struct verbs_device *vdev;
+
+		if (!s)
+			continue;
+		s->magic = SV_DEVICE_MAGIC;
+		vdev = attach(s);
+		if (!vdev) {
+			s->magic = 0;
+			continue;
+		}
+		fv->v[k] = NULL;
+		s->listed = 1;
+		memmove(&registry[1], &registry[0],
+			registry_n * sizeof(*registry));
+		registry[0] = vdev;
+		registry_n++;
+	}
+}
+
+/* Drop from the registry the devices the kernel no longer has, keep the
+ * rest in place, add the new ones (the provider libraries are loaded the
+ * first time a device turns up that no registered provider drives).
+ * registry_lock held. */
+static int registry_update(struct found_vec *fv)
+{
+	size_t kept = 0, fresh = 0;
+
+	for (size_t i = 0; i < registry_n; i++) {
+		struct verbs_device *vdev = registry[i];
+		struct sv_sysfs_dev *old = (struct sv_sysfs_dev *)vdev->sysfs;
+		size_t j;
+
+		for (j = 0; j < fv->n; j++)
+			if (fv->v[j] && same_device(&old->sd, &fv->v[j]->sd))
+				break;
+		if (j < fv->n) {
+			free(fv->v[j]);
+			fv->v[j] = NULL;
+			registry[kept++] = vdev;
+		} else {
+			sv_info("%s (%s): gone from the kernel; dropped from the device list",
+				old->sd.ibdev_name, old->sd.sysfs_name);
+			old->listed = 0;
+			sv_device_put(&vdev->device);
+		}
+	}
+	registry_n = kept;
+
+	for (size_t j = 0; j < fv->n; j++)
+		fresh += fv->v[j] != NULL;
+	if (registry_n + fresh > registry_cap) {
+		struct verbs_device **v =
+			realloc(registry, (registry_n + fresh) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		registry = v;
+		registry_cap = registry_n + fresh;
+	}
+	attach_pass(fv);
+	for (size_t j = 0; j < fv->n; j++) {
+		if (fv->v[j] && sv_rdmacore_load()) {
+			attach_pass(fv);
+			break;
+		}
+	}
+	for (size_t j = 0; j < fv->n; j++)
+		if (fv->v[j])
+			sv_warn("%s (%s): no provider for driver id %u with uverbs ABI %u; device skipped",
+				fv->v[j]->sd.ibdev_name, fv->v[j]->sd.sysfs_name,
+				fv->v[j]->sd.driver_id, fv->v[j]->sd.abi_ver);
+	return 0;
+}
+
+int sv_device_list(struct ibv_device ***out)
+{
+	struct found_vec fv = { 0 };
+	struct ibv_device **list;
+	int ret;
+
+	if (sv_provider_mode() < 0)
+		return -EINVAL;
+	ret = discover(&fv);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&registry_lock);
+	ret = registry_update(&fv);
+	list = ret ? NULL : calloc(registry_n + 1, sizeof(*list));
+	if (!ret && !list)
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < registry_n; i++) {
+		list[i] = &registry[i]->device;
+		sv_device_hold(list[i]);
+	}
+	if (!ret)
+		ret = (int)registry_n;
+	pthread_mutex_unlock(&registry_lock);
+	found_free(&fv);
+	*out = list;
+	return ret;
+}
+
+int sv_device_open_cdev(struct sv_sysfs_dev *s, const char *ibdev_name)
+{
+	int fd = open(s->devnode, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		int err = errno;
+
+		sv_err("%s: cannot open its character device %s: %s",
+		       ibdev_name, s->devnode, strerror(err));
+		errno = err;
+	}
+	return fd;
+}
+
+/* ---- exported ------------------------------------------------------------- */
 
 #undef ibv_get_device_list
 SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
-	struct sv_device **list;
+	struct ibv_device **list = NULL;
 	int n;
 
 	sv_init_once();
-	n = sv_discover(&list);
+	if (num_devices)
+		*num_devices = 0;
+	n = sv_device_list(&list);
 	if (n < 0) {
-		if (num_devices)
-			*num_devices = 0;
 		errno = -n;
 		return NULL;
 	}
 	if (num_devices)
 		*num_devices = n;
-	/* struct ibv_device is the first member of each sv_device */
-	return (struct ibv_device **)list;
+	return list;
 }
 
 SV_EXPORT void ibv_free_device_list(struct ibv_device **list)
 {
 	if (!list)
 		return;
-	for (struct ibv_device **p = list; *p; p++) {
-		struct sv_device *dev = checked_device(*p);
-
-		if (dev)
-			sv_device_put(dev);
-	}
+	for (struct ibv_device **p = list; *p; p++)
+		if (sv_device_sysfs(*p))
+			sv_device_put(*p);
 	free(list);
 }
 
@@ -519,18 +682,18 @@ SV_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
 
 SV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 {
-	struct sv_device *dev = checked_device(device);
+	struct sv_sysfs_dev *s = sv_device_sysfs(device);
 
-	if (!dev) {
+	if (!s) {
 		errno = EINVAL;
 		return 0;
 	}
-	return htobe64(dev->node_guid);
+	return htobe64(s->sd.node_guid);
 }
 
 SV_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
-	struct sv_device *dev = checked_device(device);
+	struct sv_sysfs_dev *s = sv_device_sysfs(device);
 
-	return dev ? dev->ib_index : -1;
+	return s ? s->sd.ibdev_idx : -1;
 }

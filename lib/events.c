@@ -31,7 +31,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 			   &req, sizeof(req), &resp, sizeof(resp), NULL);
 	if (ret) {
 		free(ch);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	ch->context = context;
@@ -83,7 +83,7 @@ SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 	c = (struct ibv_cq *)(uintptr_t)ev.cq_handle;
 	*cq = c;
 	*cq_context = c->cq_context;
-	sv_to_context(c->context)->ops.cq_event(c);
+	sv_priv(c->context)->ops.cq_event(c);
 	return 0;
 }
 
@@ -140,7 +140,7 @@ SV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 		event->element.port_num = (int)ev.element;
 		break;
 	}
-	sv_to_context(context)->ops.async_event(context, event);
+	sv_priv(context)->ops.async_event(context, event);
 	return 0;
 }
 

@@ -28,5 +28,9 @@ void sv_log_write(enum sv_log_level level, const char *func, const char *fmt, ..
 #define sv_warn(...) sv_log(SV_LOG_WARN, __VA_ARGS__)
 #define sv_info(...) sv_log(SV_LOG_INFO, __VA_ARGS__)
 #define sv_dbg(...) sv_log(SV_LOG_DEBUG, __VA_ARGS__)
+/* A configuration mistake the user must hear about even with logging
+ * off (like rdma-core's "libibverbs: Warning: ..." lines): always
+ * written. */
+#define sv_complain(...) sv_log_write(SV_LOG_WARN, __func__, __VA_ARGS__)
 
 #endif

@@ -1,10 +1,17 @@
 /* Memory registration: argument checks, the fork-safety range map around
- * the REG_MR / DEREG_MR commands, and the three exported versions of
- * ibv_reg_mr. */
+ * the REG_MR / DEREG_MR commands, the three exported versions of
+ * ibv_reg_mr, rereg and dma-buf registration.
+ *
+ * Only registrations that pin user memory enter the range map: an
+ * on-demand-paging MR (IBV_ACCESS_ON_DEMAND) pins nothing and a dma-buf
+ * MR has no user address range, so neither gets MADV_DONTFORK (rdma-core
+ * 44 skips them too). ibv_dereg_mr tells them apart by the MR object's
+ * mr_type and access, which the command helpers fill for every provider. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core.h"
 
@@ -35,10 +42,24 @@ static int check_access(struct ibv_context *ctx, unsigned int *access)
 		sv_err("REMOTE_WRITE/REMOTE_ATOMIC need LOCAL_WRITE");
 		return EINVAL;
 	}
-	if (!(sv_to_context(ctx)->core_support &
+	if (!(sv_priv(ctx)->core_support &
 	      IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
 		*access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
 	return 0;
+}
+
+/* Does a registration with these access flags pin its pages? */
+static int pins_pages(unsigned int access)
+{
+	return !(access & IBV_ACCESS_ON_DEMAND);
+}
+
+static int mr_in_map(struct ibv_mr *mr)
+{
+	struct sv_mr *smr = container_of(mr, struct sv_mr, mr);
+
+	return smr->mr_type == SV_MR_TYPE_MR &&
+	       pins_pages((unsigned int)smr->access);
 }
 
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -46,6 +67,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 {
 	struct ibv_context *ctx;
 	struct ibv_mr *mr;
+	int pinned;
 	int ret;
 
 	if (!valid_pd(pd)) {
@@ -67,19 +89,24 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 
 	/* DONTFORK before the kernel pins the pages, so that no fork in
 	 * between can give the child the pinned pages */
-	ret = sv_fork_range_add(addr, length);
+	pinned = pins_pages(access);
+	ret = pinned ? sv_fork_range_add(addr, length) : 0;
 	if (ret) {
 		sv_err("fork protection of %zu bytes at %p failed: %d", length,
 		       addr, ret);
 		errno = -ret;
 		return NULL;
 	}
-	mr = sv_to_context(ctx)->ops.reg_mr(pd, addr, length, iova, (int)access);
+	if (!pinned)
+		sv_dbg("on-demand paging MR of %zu bytes at %p: pins nothing, not in the fork map",
+		       length, addr);
+	mr = sv_priv(ctx)->ops.reg_mr(pd, addr, length, iova, (int)access);
 	if (!mr) {
 		int err = errno ? errno : EIO;
 
 		sv_dbg("REG_MR of %zu bytes at %p: errno %d", length, addr, err);
-		sv_fork_range_del(addr, length);
+		if (pinned)
+			sv_fork_range_del(addr, length);
 		errno = err;
 		return NULL;
 	}
@@ -116,15 +143,19 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	void *addr;
 	size_t length;
+	int in_map;
 	int ret;
 
 	if (!mr || !valid_pd(mr->pd))
 		return EINVAL;
 	addr = mr->addr;
 	length = mr->length;
-	ret = sv_to_context(mr->context)->ops.dereg_mr(mr);
+	in_map = mr_in_map(mr);
+	ret = sv_priv(mr->context)->ops.dereg_mr(mr);
 	if (ret)
 		return ret;
+	if (!in_map)
+		return 0;
 	/* the pages are unpinned: the last registration of a page makes it
 	 * inheritable again */
 	ret = sv_fork_range_del(addr, length);
@@ -134,19 +165,31 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	return 0;
 }
 
-/* ibv_rereg_mr(3): 0, or an enum ibv_rereg_mr_err_code with errno set. */
+/* ibv_rereg_mr(3): 0, or an enum ibv_rereg_mr_err_code with errno set.
+ * The range map follows what the MR pins before and after: a new pinned
+ * range is protected before the command, an old one released after it;
+ * an on-demand-paging MR (before or after) pins nothing. */
 SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
 	unsigned int acc = (unsigned int)access;
-	void *old_addr;
-	size_t old_len;
+	struct sv_mr *smr;
+	int old_pinned, new_pinned, add_new, del_old;
+	void *old_addr, *new_addr;
+	size_t old_len, new_len;
 	int ret;
 
 	if (!mr || !valid_pd(mr->pd) || !flags ||
 	    (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
 	    ((flags & IBV_REREG_MR_CHANGE_PD) && !valid_pd(pd)) ||
-	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length))) {
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	smr = container_of(mr, struct sv_mr, mr);
+	if (smr->mr_type != SV_MR_TYPE_MR) {
+		sv_err("only a memory registration of user memory can be re-registered");
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
@@ -156,21 +199,31 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			errno = ret;
 			return IBV_REREG_MR_ERR_INPUT;
 		}
+	} else {
+		acc = (unsigned int)smr->access;
 	}
 	old_addr = mr->addr;
 	old_len = mr->length;
-	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
-		ret = sv_fork_range_add(addr, length);
+	new_addr = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? addr : old_addr;
+	new_len = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? length : old_len;
+	old_pinned = pins_pages((unsigned int)smr->access);
+	new_pinned = pins_pages(acc);
+	add_new = new_pinned &&
+		  ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) || !old_pinned);
+	del_old = old_pinned &&
+		  ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) || !new_pinned);
+
+	if (add_new) {
+		ret = sv_fork_range_add(new_addr, new_len);
 		if (ret) {
 			errno = -ret;
 			return IBV_REREG_MR_ERR_DONT_FORK_NEW;
 		}
 	}
-	ret = sv_to_context(mr->context)->ops.rereg_mr(mr, flags, pd, addr,
-						       length, (int)acc);
+	ret = sv_priv(mr->context)->ops.rereg_mr(mr, flags, pd, addr, length,
+						 (int)acc);
 	if (ret) {
-		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
-		    sv_fork_range_del(addr, length)) {
+		if (add_new && sv_fork_range_del(new_addr, new_len)) {
 			errno = ret;
 			return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
 		}
@@ -182,6 +235,10 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		mr->addr = addr;
 		mr->length = length;
+	}
+	/* what ibv_dereg_mr will go by */
+	smr->access = (int)acc;
+	if (del_old) {
 		ret = sv_fork_range_del(old_addr, old_len);
 		if (ret) {
 			errno = -ret;
@@ -189,4 +246,48 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		}
 	}
 	return 0;
+}
+
+/* A dma-buf (GPU memory and the like): the provider registers it; there
+ * is no user address range, so nothing enters the fork map. */
+SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					   size_t length, uint64_t iova,
+					   int fd, int access)
+{
+	unsigned int acc = (unsigned int)access;
+	struct ibv_mr *mr;
+	int ret;
+
+	if (!valid_pd(pd)) {
+		sv_err("ibv_reg_dmabuf_mr: NULL or foreign protection domain");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!length) {
+		sv_err("ibv_reg_dmabuf_mr: length is 0");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (fd < 0) {
+		sv_err("ibv_reg_dmabuf_mr: dma-buf fd %d is invalid", fd);
+		errno = EBADF;
+		return NULL;
+	}
+	ret = check_access(pd->context, &acc);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	mr = sv_priv(pd->context)->ops.reg_dmabuf_mr(pd, offset, length, iova,
+						     fd, (int)acc);
+	if (!mr) {
+		sv_dbg("dma-buf registration (fd %d, %zu bytes at offset %#llx): %s",
+		       fd, length, (unsigned long long)offset, strerror(errno));
+		return NULL;
+	}
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = (void *)(uintptr_t)offset;
+	mr->length = length;
+	return mr;
 }

@@ -13,12 +13,12 @@
  * buffer of that size never truncates one. */
 #define NL_BUF_BYTES 32768
 
-static int nl_open(void)
+static int nl_open(int protocol)
 {
 	struct sockaddr_nl local = { .nl_family = AF_NETLINK };
 	int fd;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&local, sizeof(local)) < 0) {
@@ -100,7 +100,7 @@ int sv_nl_nldev(int cmd, int dump, uint32_t dev_index, const char *chardev_type,
 	nlh->nlmsg_flags = NLM_F_REQUEST | (dump ? NLM_F_DUMP : NLM_F_ACK);
 	nlh->nlmsg_seq = seq;
 
-	fd = nl_open();
+	fd = nl_open(NETLINK_RDMA);
 	if (fd < 0) {
 		sv_dbg("NETLINK_RDMA socket: %s", strerror(-fd));
 		return fd;
@@ -119,10 +119,40 @@ int sv_nl_nldev(int cmd, int dump, uint32_t dev_index, const char *chardev_type,
 	return ret;
 }
 
+int sv_nl_route(void *req, size_t len, sv_nl_cb cb, void *arg)
+{
+	static uint32_t seq_counter;
+	struct nlmsghdr *nlh = req;
+	char *buf;
+	int fd, ret;
+
+	nlh->nlmsg_seq = __atomic_add_fetch(&seq_counter, 1, __ATOMIC_RELAXED);
+	fd = nl_open(NETLINK_ROUTE);
+	if (fd < 0)
+		return fd;
+	buf = malloc(NL_BUF_BYTES);
+	if (!buf)
+		ret = -ENOMEM;
+	else if (send(fd, req, len, 0) != (ssize_t)len)
+		ret = -errno;
+	else
+		ret = nl_receive(fd, nlh->nlmsg_seq, buf, cb, arg);
+	free(buf);
+	close(fd);
+	return ret;
+}
+
 void sv_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb, int max)
 {
-	const char *p = (const char *)NLMSG_DATA(nlh);
-	size_t left = nlh->nlmsg_len >= NLMSG_HDRLEN ? nlh->nlmsg_len - NLMSG_HDRLEN : 0;
+	sv_nl_parse_at(nlh, 0, tb, max);
+}
+
+void sv_nl_parse_at(const struct nlmsghdr *nlh, size_t hdr_len,
+		    const struct nlattr **tb, int max)
+{
+	const char *p = (const char *)NLMSG_DATA(nlh) + NLMSG_ALIGN(hdr_len);
+	size_t left = nlh->nlmsg_len >= NLMSG_HDRLEN + NLMSG_ALIGN(hdr_len) ?
+			      nlh->nlmsg_len - NLMSG_HDRLEN - NLMSG_ALIGN(hdr_len) : 0;
 
 	memset(tb, 0, sizeof(*tb) * ((size_t)max + 1));
 	while (left >= NLA_HDRLEN) {

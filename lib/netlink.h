@@ -23,6 +23,16 @@ int sv_nl_nldev(int cmd, int dump, uint32_t dev_index, const char *chardev_type,
  * where absent. Attributes that do not fit in the message are ignored. */
 void sv_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb, int max);
 
+/* The same for messages with a family header of hdr_len bytes before
+ * their attributes (rtnetlink: struct ndmsg, rtmsg, ifinfomsg). */
+void sv_nl_parse_at(const struct nlmsghdr *nlh, size_t hdr_len,
+		    const struct nlattr **tb, int max);
+
+/* Send one NETLINK_ROUTE request (req: len bytes, nlmsghdr first; its
+ * sequence number is set here) and feed each reply to cb. 0 or a negative
+ * errno, as sv_nl_nldev. */
+int sv_nl_route(void *req, size_t len, sv_nl_cb cb, void *arg);
+
 /* Accessors: 0 / NULL when the attribute is missing or too short. */
 uint8_t sv_nla_u8(const struct nlattr *a);
 uint32_t sv_nla_u32(const struct nlattr *a);

@@ -35,8 +35,6 @@ NOSUP_PTR(alloc_td, struct ibv_td, struct ibv_context *c, struct ibv_td_init_att
 NOSUP_INT(dealloc_td, struct ibv_td *td)
 NOSUP_PTR(alloc_parent_domain, struct ibv_pd, struct ibv_context *c,
 	  struct ibv_parent_domain_init_attr *a)
-NOSUP_PTR(reg_dmabuf_mr, struct ibv_mr, struct ibv_pd *pd, uint64_t off,
-	  size_t len, uint64_t iova, int fd, int access)
 NOSUP_PTR(alloc_null_mr, struct ibv_mr, struct ibv_pd *pd)
 NOSUP_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a,
 	  uint32_t f, struct ibv_sge *s, uint32_t n)
@@ -113,6 +111,49 @@ NOSUP_PTR(create_flow_action_esp, struct ibv_flow_action, struct ibv_context *c,
 NOSUP_INT(modify_flow_action_esp, struct ibv_flow_action *fa,
 	  struct ibv_flow_action_esp_attr *a)
 NOSUP_INT(destroy_flow_action, struct ibv_flow_action *fa)
+NOSUP_INT(query_ece, struct ibv_qp *qp, struct ibv_ece *ece)
+NOSUP_INT(set_ece, struct ibv_qp *qp, struct ibv_ece *ece)
+/* 0: no in-order guarantee is promised (rdma-core's answer too) */
+static int none_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				       uint32_t flags)
+{
+	return 0;
+}
+NOSUP_PTR(import_pd, struct ibv_pd, struct ibv_context *c, uint32_t h)
+NOSUP_PTR(import_mr, struct ibv_mr, struct ibv_pd *pd, uint32_t h)
+NOSUP_PTR(import_dm, struct ibv_dm, struct ibv_context *c, uint32_t h)
+/* nothing can have been imported through the defaults */
+static void nop_unimport_pd(struct ibv_pd *pd) {}
+static void nop_unimport_mr(struct ibv_mr *mr) {}
+static void nop_unimport_dm(struct ibv_dm *dm) {}
+
+/* The slots that have a generic default for the built-in providers need
+ * a plain EOPNOTSUPP one too: rdma-core's providers start from nothing
+ * but EOPNOTSUPP, as they do on rdma-core. */
+static int nosup_query_device_ex(struct ibv_context *c,
+				 const struct ibv_query_device_ex_input *i,
+				 struct ibv_device_attr_ex *a, size_t s)
+{
+	return EOPNOTSUPP;
+}
+NOSUP_INT(query_port, struct ibv_context *c, uint8_t p, struct ibv_port_attr *a)
+NOSUP_PTR(alloc_pd, struct ibv_pd, struct ibv_context *c)
+NOSUP_INT(dealloc_pd, struct ibv_pd *pd)
+NOSUP_PTR(reg_mr, struct ibv_mr, struct ibv_pd *pd, void *addr, size_t len,
+	  uint64_t va, int access)
+NOSUP_INT(rereg_mr, struct ibv_mr *mr, int f, struct ibv_pd *pd, void *addr,
+	  size_t len, int access)
+NOSUP_INT(dereg_mr, struct ibv_mr *mr)
+NOSUP_INT(dealloc_mw, struct ibv_mw *mw)
+NOSUP_PTR(reg_dmabuf_mr, struct ibv_mr, struct ibv_pd *pd, uint64_t off,
+	  size_t len, uint64_t iova, int fd, int access)
+NOSUP_INT(query_srq, struct ibv_srq *s, struct ibv_srq_attr *a)
+NOSUP_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+NOSUP_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
+	  struct ibv_qp_init_attr *i)
+NOSUP_INT(modify_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m)
+NOSUP_INT(attach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
+NOSUP_INT(detach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
 #pragma GCC diagnostic pop
 
 /* ---- generic command implementations ------------------------------------ */
@@ -122,12 +163,14 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 				   struct ibv_device_attr_ex *attr,
 				   size_t attr_size)
 {
-	uint64_t raw_fw_ver = 0;
+	struct ib_uverbs_ex_query_device_resp reply;
+	uint64_t raw_fw_ver;
 	int ret;
 
-	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &raw_fw_ver);
+	ret = sv_cmd_query_device_ex(ctx, input, attr, attr_size, &reply);
 	if (ret)
-		return sv_pos_errno(ret);
+		return ret;
+	raw_fw_ver = reply.base.fw_ver;
 	/* The soft drivers report major.minor.sub in 16-bit fields (0.0.0
 	 * for rxe), which rdma-core's providers print this way. */
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
@@ -140,7 +183,7 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 static int generic_query_port(struct ibv_context *ctx, uint8_t port_num,
 			      struct ibv_port_attr *attr)
 {
-	return sv_pos_errno(sv_cmd_query_port(ctx, port_num, attr));
+	return sv_cmd_query_port(ctx, port_num, attr);
 }
 
 static struct ibv_pd *generic_alloc_pd(struct ibv_context *ctx)
@@ -153,7 +196,7 @@ static struct ibv_pd *generic_alloc_pd(struct ibv_context *ctx)
 	ret = sv_cmd_alloc_pd(ctx, pd, NULL);
 	if (ret) {
 		free(pd);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	return pd;
@@ -164,7 +207,7 @@ static int generic_dealloc_pd(struct ibv_pd *pd)
 	int ret = sv_cmd_dealloc_pd(pd);
 
 	if (ret)
-		return -ret;
+		return ret;
 	free(pd);
 	return 0;
 }
@@ -172,7 +215,7 @@ static int generic_dealloc_pd(struct ibv_pd *pd)
 static struct ibv_mr *generic_reg_mr(struct ibv_pd *pd, void *addr,
 				     size_t length, uint64_t hca_va, int access)
 {
-	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+	struct sv_mr *mr = calloc(1, sizeof(*mr));
 	int ret;
 
 	if (!mr)
@@ -180,17 +223,17 @@ static struct ibv_mr *generic_reg_mr(struct ibv_pd *pd, void *addr,
 	ret = sv_cmd_reg_mr(pd, addr, length, hca_va, access, mr, NULL);
 	if (ret) {
 		free(mr);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
-	return mr;
+	return &mr->mr;
 }
 
 static int generic_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			    void *addr, size_t length, int access)
 {
-	return sv_pos_errno(sv_cmd_rereg_mr(mr, flags, pd, addr, length, access,
-					    NULL));
+	return sv_cmd_rereg_mr(mr, flags, pd, addr, length, access,
+					    NULL);
 }
 
 static int generic_dereg_mr(struct ibv_mr *mr)
@@ -198,9 +241,31 @@ static int generic_dereg_mr(struct ibv_mr *mr)
 	int ret = sv_cmd_dereg_mr(mr);
 
 	if (ret)
-		return -ret;
-	free(mr);
+		return ret;
+	free(container_of(mr, struct sv_mr, mr));
 	return 0;
+}
+
+/* A dma-buf registration is the kernel's to accept (REG_DMABUF_MR; the
+ * soft drivers of 6.1 answer EOPNOTSUPP): the same command rdma-core's
+ * providers send. */
+static struct ibv_mr *generic_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					    size_t length, uint64_t iova, int fd,
+					    int access)
+{
+	struct sv_mr *mr = calloc(1, sizeof(*mr));
+	int ret;
+
+	if (!mr)
+		return NULL;
+	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access,
+				    (struct verbs_mr *)mr);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return &mr->mr;
 }
 
 static int generic_dealloc_mw(struct ibv_mw *mw)
@@ -208,7 +273,7 @@ static int generic_dealloc_mw(struct ibv_mw *mw)
 	int ret = sv_cmd_dealloc_mw(mw);
 
 	if (ret)
-		return -ret;
+		return ret;
 	free(mw);
 	return 0;
 }
@@ -216,13 +281,13 @@ static int generic_dealloc_mw(struct ibv_mw *mw)
 static int generic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				uint16_t lid)
 {
-	return sv_pos_errno(sv_cmd_attach_mcast(qp, gid, lid));
+	return sv_cmd_attach_mcast(qp, gid, lid);
 }
 
 static int generic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				uint16_t lid)
 {
-	return sv_pos_errno(sv_cmd_detach_mcast(qp, gid, lid));
+	return sv_cmd_detach_mcast(qp, gid, lid);
 }
 
 /* ibv_create_qp on a provider that only has create_qp_ex: the plain
@@ -241,7 +306,7 @@ static struct ibv_qp *generic_create_qp(struct ibv_pd *pd,
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = pd,
 	};
-	struct ibv_qp *qp = sv_to_context(pd->context)->ops.create_qp_ex(pd->context, &ex);
+	struct ibv_qp *qp = sv_priv(pd->context)->ops.create_qp_ex(pd->context, &ex);
 
 	if (qp)
 		attr->cap = ex.cap;
@@ -250,13 +315,13 @@ static struct ibv_qp *generic_create_qp(struct ibv_pd *pd,
 
 static int generic_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
-	return sv_pos_errno(sv_cmd_query_srq(srq, attr));
+	return sv_cmd_query_srq(srq, attr);
 }
 
 static int generic_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			    int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
-	return sv_pos_errno(sv_cmd_query_qp(qp, attr, attr_mask, init_attr));
+	return sv_cmd_query_qp(qp, attr, attr_mask, init_attr);
 }
 
 /* A MODIFY_QP without driver trailers (rxe and siw need none). */
@@ -269,8 +334,8 @@ static int generic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		sv_err("MODIFY_QP %#x (mask %#x, to state %d) failed: %s",
 		       qp->qp_num, attr_mask,
 		       attr_mask & IBV_QP_STATE ? (int)attr->qp_state : -1,
-		       strerror(-ret));
-	return sv_pos_errno(ret);
+		       strerror(ret));
+	return ret;
 }
 
 const struct sv_context_ops sv_default_ops = {
@@ -286,7 +351,7 @@ const struct sv_context_ops sv_default_ops = {
 	.reg_mr = generic_reg_mr,
 	.rereg_mr = generic_rereg_mr,
 	.dereg_mr = generic_dereg_mr,
-	.reg_dmabuf_mr = nosup_reg_dmabuf_mr,
+	.reg_dmabuf_mr = generic_reg_dmabuf_mr,
 	.alloc_null_mr = nosup_alloc_null_mr,
 	.advise_mr = nosup_advise_mr,
 	.alloc_mw = nosup_alloc_mw,
@@ -340,7 +405,135 @@ const struct sv_context_ops sv_default_ops = {
 	.create_flow_action_esp = nosup_create_flow_action_esp,
 	.modify_flow_action_esp = nosup_modify_flow_action_esp,
 	.destroy_flow_action = nosup_destroy_flow_action,
+	.query_ece = nosup_query_ece,
+	.set_ece = nosup_set_ece,
+	.query_qp_data_in_order = none_query_qp_data_in_order,
+	.import_pd = nosup_import_pd,
+	.unimport_pd = nop_unimport_pd,
+	.import_mr = nosup_import_mr,
+	.unimport_mr = nop_unimport_mr,
+	.import_dm = nosup_import_dm,
+	.unimport_dm = nop_unimport_dm,
 };
+
+/* Where rdma-core's providers start (verbs_init_context): the same
+ * table with every generic command replaced by EOPNOTSUPP. */
+static struct sv_context_ops nosup_table(void)
+{
+	struct sv_context_ops t = sv_default_ops;
+
+	t.query_device_ex = nosup_query_device_ex;
+	t.query_port = nosup_query_port;
+	t.alloc_pd = nosup_alloc_pd;
+	t.dealloc_pd = nosup_dealloc_pd;
+	t.reg_mr = nosup_reg_mr;
+	t.rereg_mr = nosup_rereg_mr;
+	t.dereg_mr = nosup_dereg_mr;
+	t.dealloc_mw = nosup_dealloc_mw;
+	t.reg_dmabuf_mr = nosup_reg_dmabuf_mr;
+	t.query_srq = nosup_query_srq;
+	t.create_qp = nosup_create_qp;
+	t.query_qp = nosup_query_qp;
+	t.modify_qp = nosup_modify_qp;
+	t.attach_mcast = nosup_attach_mcast;
+	t.detach_mcast = nosup_detach_mcast;
+	return t;
+}
+
+void sv_ops_init_nosup(struct sv_context_ops *ops)
+{
+	*ops = nosup_table();
+}
+
+/* rdma-core's verbs_context_ops into ours, slot by slot by name (the
+ * tables are ordered differently); only non-NULL slots are taken. The
+ * MR ops take a struct verbs_mr *, which points at its ibv_mr. */
+void sv_ops_take_verbs(struct sv_context_ops *dst,
+		       const struct verbs_context_ops *src)
+{
+#define TAKE(name)                                                            \
+	do {                                                                  \
+		if (src->name)                                                \
+			dst->name = (__typeof__(dst->name))(void (*)(void))src->name; \
+	} while (0)
+	TAKE(advise_mr);
+	TAKE(alloc_dm);
+	TAKE(alloc_mw);
+	TAKE(alloc_null_mr);
+	TAKE(alloc_parent_domain);
+	TAKE(alloc_pd);
+	TAKE(alloc_td);
+	TAKE(async_event);
+	TAKE(attach_counters_point_flow);
+	TAKE(attach_mcast);
+	TAKE(bind_mw);
+	TAKE(close_xrcd);
+	TAKE(cq_event);
+	TAKE(create_ah);
+	TAKE(create_counters);
+	TAKE(create_cq);
+	TAKE(create_cq_ex);
+	TAKE(create_flow);
+	TAKE(create_flow_action_esp);
+	TAKE(create_qp);
+	TAKE(create_qp_ex);
+	TAKE(create_rwq_ind_table);
+	TAKE(create_srq);
+	TAKE(create_srq_ex);
+	TAKE(create_wq);
+	TAKE(dealloc_mw);
+	TAKE(dealloc_pd);
+	TAKE(dealloc_td);
+	TAKE(dereg_mr);
+	TAKE(destroy_ah);
+	TAKE(destroy_counters);
+	TAKE(destroy_cq);
+	TAKE(destroy_flow);
+	TAKE(destroy_flow_action);
+	TAKE(destroy_qp);
+	TAKE(destroy_rwq_ind_table);
+	TAKE(destroy_srq);
+	TAKE(destroy_wq);
+	TAKE(detach_mcast);
+	/* free_context: kept in the core state, not a verb */
+	TAKE(free_dm);
+	TAKE(get_srq_num);
+	TAKE(import_dm);
+	TAKE(import_mr);
+	TAKE(import_pd);
+	TAKE(modify_cq);
+	TAKE(modify_flow_action_esp);
+	TAKE(modify_qp);
+	TAKE(modify_qp_rate_limit);
+	TAKE(modify_srq);
+	TAKE(modify_wq);
+	TAKE(open_qp);
+	TAKE(open_xrcd);
+	TAKE(poll_cq);
+	TAKE(post_recv);
+	TAKE(post_send);
+	TAKE(post_srq_ops);
+	TAKE(post_srq_recv);
+	TAKE(query_device_ex);
+	TAKE(query_ece);
+	TAKE(query_port);
+	TAKE(query_qp);
+	TAKE(query_qp_data_in_order);
+	TAKE(query_rt_values);
+	TAKE(query_srq);
+	TAKE(read_counters);
+	TAKE(reg_dm_mr);
+	TAKE(reg_dmabuf_mr);
+	TAKE(reg_mr);
+	TAKE(req_notify_cq);
+	TAKE(rereg_mr);
+	TAKE(resize_cq);
+	TAKE(set_ece);
+	TAKE(unimport_dm);
+	TAKE(unimport_mr);
+	TAKE(unimport_pd);
+#undef TAKE
+}
 
 /* The table is only function pointers of one size, so it can be walked
  * as an array; these asserts keep that true. */

@@ -4,8 +4,9 @@
  * How a provider is written (provider/rxe is the model):
  *
  *  1. One `const struct sv_provider` (name, match by driver id / name, ABI
- *     range, context size, context ops) and one line naming it in
- *     lib/providers.c.
+ *     range, context size, context ops), declared and listed in
+ *     lib/providers.c; its folder's Makefile.inc is included from
+ *     Makefile.am.
  *  2. A context struct that embeds `struct sv_context` FIRST; the core
  *     allocates `context_size` bytes zeroed, sets up the sv_context and
  *     calls alloc_context (or sends a plain GET_CONTEXT when it is NULL).
@@ -22,7 +23,9 @@
  * ibv_context.ops (post_send, post_recv, poll_cq, req_notify_cq,
  * post_srq_recv, alloc_mw, bind_mw, dealloc_mw): int ops return 0 or a
  * positive errno (poll_cq: count or negative), pointer ops return NULL and
- * set errno. The sv_ helpers below are internal: 0 or a negative errno.
+ * set errno. The sv_ command helpers below follow the same rule as
+ * rdma-core's ibv_cmd_*: 0 or a positive errno, so an op can return
+ * what a helper returned.
  * Arguments have been validated by the core before a create/modify op is
  * called (NULL pointers, unknown mask bits); the provider checks what only
  * it knows (queue limits).
@@ -55,19 +58,42 @@ struct sv_cq {
 	};
 };
 
+/* The core objects below are laid out as rdma-core 44's verbs_qp,
+ * verbs_srq and verbs_mr (lib/private34.h checks it), so that the core
+ * treats objects of its own providers and of rdma-core's alike. */
+
 /* A QP: ibv_qp_ex starts with the ibv_qp. */
 struct sv_qp {
 	union {
 		struct ibv_qp qp;
 		struct ibv_qp_ex qp_ex;
 	};
-	int is_ex; /* created through create_qp_ex with the ex layout */
+	uint32_t comp_mask; /* SV_QP_EX: created with the ex layout */
+	void *xrcd;         /* unused by the soft providers */
 };
+#define SV_QP_EX (1u << 1)
 
 struct sv_srq {
 	struct ibv_srq srq;
 	enum ibv_srq_type srq_type;
-	uint32_t srq_num; /* XRC only */
+	void *xrcd;         /* unused by the soft providers */
+	struct ibv_cq *cq;  /* unused by the soft providers */
+	uint32_t srq_num;   /* XRC only */
+};
+
+/* An MR. mr_type and access tell ibv_dereg_mr whether the registration
+ * pinned user memory (and so went into the fork-safety map): the command
+ * helpers set them. */
+struct sv_mr {
+	struct ibv_mr mr;
+	uint32_t mr_type;   /* SV_MR_TYPE_* */
+	int access;         /* the access flags it was registered with */
+};
+enum {
+	SV_MR_TYPE_MR = 0,        /* user memory, pinned */
+	SV_MR_TYPE_NULL_MR = 1,
+	SV_MR_TYPE_IMPORTED_MR = 2,
+	SV_MR_TYPE_DMABUF_MR = 3, /* no user address range */
 };
 
 static inline struct sv_cq *sv_to_cq(struct ibv_cq *cq)
@@ -178,6 +204,10 @@ struct sv_context_ops {
 	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
 				    struct ibv_qp_rate_limit_attr *attr);
 	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				      uint32_t flags);
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -227,6 +257,14 @@ struct sv_context_ops {
 	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
 				      struct ibv_flow_action_esp_attr *attr);
 	int (*destroy_flow_action)(struct ibv_flow_action *action);
+
+	/* sharing objects between processes (ibv_import_*) */
+	struct ibv_pd *(*import_pd)(struct ibv_context *ctx, uint32_t pd_handle);
+	void (*unimport_pd)(struct ibv_pd *pd);
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	void (*unimport_mr)(struct ibv_mr *mr);
+	struct ibv_dm *(*import_dm)(struct ibv_context *ctx, uint32_t dm_handle);
+	void (*unimport_dm)(struct ibv_dm *dm);
 };
 
 /* ---- the provider (device-ops) table ----------------------------------- */
@@ -247,7 +285,7 @@ struct sv_provider {
 	size_t context_size;
 	/* Optional. Set up the provider's part of a new context; must call
 	 * sv_cmd_get_context() (with the provider's trailers). NULL: the core
-	 * sends a plain GET_CONTEXT. 0 or -errno. */
+	 * sends a plain GET_CONTEXT. 0 or a positive errno. */
 	int (*alloc_context)(struct sv_context *ctx);
 	/* Optional. Undo alloc_context (unmap pages...); the core then closes
 	 * the file descriptors and frees the memory. */
@@ -258,14 +296,24 @@ struct sv_provider {
 
 /* ---- the context ------------------------------------------------------- */
 
+/* The core's state of one open context, found from any verbs_context
+ * through its `priv` pointer: for the built-in providers it lives inside
+ * struct sv_context, for rdma-core's providers (whose context structs are
+ * their own) the core allocates it. */
+struct verbs_ex_private {
+	struct sv_context_ops ops;  /* defaults + the provider's slots */
+	uint32_t driver_id;         /* enum rdma_driver_id, or UNKNOWN */
+	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
+	/* rdma-core providers only: their free_context, NULL for ours */
+	void (*free_context)(struct ibv_context *ctx);
+	int from_rdma_core;         /* made by an rdma-core provider */
+};
+
 struct sv_context {
 	/* immutable after open */
 	const struct sv_provider *provider;
 	unsigned int abi_version;   /* the device's uverbs ABI */
-	uint32_t driver_id;         /* enum rdma_driver_id, or UNKNOWN */
-	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
-	struct sv_context_ops ops;  /* defaults + the provider's slots */
-	void *core_priv;            /* core-only state */
+	struct verbs_ex_private core;
 	/* what applications see; must be last (verbs.h's layout) */
 	struct verbs_context vctx;
 };
@@ -273,6 +321,12 @@ struct sv_context {
 static inline struct sv_context *sv_to_context(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct sv_context, vctx.context);
+}
+
+/* The core state of any context (the built-in providers' or rdma-core's). */
+static inline struct verbs_ex_private *sv_priv(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct verbs_context, context)->priv;
 }
 
 /* ---- commands: what a provider sends ------------------------------------ */
@@ -286,25 +340,30 @@ struct sv_udata {
 	size_t req_len;
 	void *resp;
 	size_t resp_len;
+	/* Optional: also receives a copy of the core response (rdma-core's
+	 * ibv_cmd_* callers keep one in front of their driver part). */
+	void *core_resp;
 };
 
 /* GET_CONTEXT: fills cmd_fd-derived fields of ctx (async_fd,
  * num_comp_vectors). */
-int sv_cmd_get_context(struct sv_context *ctx, struct sv_udata *udata);
+int sv_cmd_get_context(struct ibv_context *ctx, struct sv_udata *udata);
 
-/* QUERY_CONTEXT (ioctl): fills ctx->core_support; 0 when the kernel
- * lacks the method. sv_cmd_get_context calls it. */
-int sv_cmd_query_context(struct sv_context *ctx);
+/* QUERY_CONTEXT (ioctl): fills the core state's core_support; 0 when the
+ * kernel lacks the method. sv_cmd_get_context calls it. */
+int sv_cmd_query_context(struct ibv_context *ctx);
 
 /* QUERY_DEVICE (extended when the caller's attr_size asks for more than
  * the base attributes): fills *attr up to attr_size (attr_size >=
- * sizeof(struct ibv_device_attr)). raw_fw_ver (may be NULL) receives the
- * kernel's 64-bit firmware version; attr->orig_attr.fw_ver is left empty
- * for the provider to format. */
+ * sizeof(struct ibv_device_attr)). reply (may be NULL) receives the
+ * kernel's answer (response_length: how much of it the kernel sent; its
+ * base.fw_ver is the raw 64-bit firmware version); attr->orig_attr.fw_ver
+ * is left empty for the provider to format. */
+struct ib_uverbs_ex_query_device_resp;
 int sv_cmd_query_device_ex(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
-			   uint64_t *raw_fw_ver);
+			   struct ib_uverbs_ex_query_device_resp *reply);
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 		      struct ibv_port_attr *attr);
 
@@ -313,8 +372,10 @@ int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 int sv_cmd_alloc_pd(struct ibv_context *ctx, struct ibv_pd *pd,
 		    struct sv_udata *udata);
 int sv_cmd_dealloc_pd(struct ibv_pd *pd);
+/* fills mr (the ibv_mr's context, pd, addr, length, handle, keys;
+ * mr_type SV_MR_TYPE_MR and access) */
 int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-		  uint64_t hca_va, int access, struct ibv_mr *mr,
+		  uint64_t hca_va, int access, struct sv_mr *mr,
 		  struct sv_udata *udata);
 int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, int access,
@@ -343,7 +404,9 @@ int sv_cmd_destroy_cq(struct ibv_cq *cq);
 
 /* SRQ: fills the core part of *srq; attr->attr gets what the kernel
  * granted. */
-int sv_cmd_create_srq(struct ibv_pd *pd, struct sv_srq *srq,
+/* A basic SRQ (a bare struct ibv_srq is enough: nothing is written
+ * behind it) */
+int sv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		      struct ibv_srq_init_attr *attr, struct sv_udata *udata);
 int sv_cmd_create_srq_ex(struct ibv_context *ctx, struct sv_srq *srq,
 			 struct ibv_srq_init_attr_ex *attr,
@@ -358,6 +421,10 @@ int sv_cmd_destroy_srq(struct ibv_srq *srq);
  * granted. attr->comp_mask must include IBV_QP_INIT_ATTR_PD. */
 int sv_cmd_create_qp(struct ibv_context *ctx, struct sv_qp *qp,
 		     struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata);
+/* The same, always as the extended command (whose reply is a struct
+ * ib_uverbs_ex_create_qp_resp). */
+int sv_cmd_create_qp_ex(struct ibv_context *ctx, struct sv_qp *qp,
+			struct ibv_qp_init_attr_ex *attr, struct sv_udata *udata);
 int sv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		    int attr_mask, struct ibv_qp_init_attr *init_attr);
 /* on success qp->state follows attr->qp_state when IBV_QP_STATE is set */

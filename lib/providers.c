@@ -1,5 +1,7 @@
-/* The built-in providers. Adding one: its folder, its Makefile.inc, and
- * one line in this list. */
+/* The built-in providers. Adding one takes its folder (provider/<name>/
+ * with a Makefile.inc adding its sources to lib/libsvcore.la), one
+ * `include` line in Makefile.am, and two lines here: its declaration and
+ * its entry in the list. */
 #include "config.h"
 
 #include <string.h>
@@ -48,10 +50,6 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 				prov->abi_min, prov->abi_max, abi_version);
 			return NULL;
 		}
-		/* `softverbs doctor` reads this line: "<ibdev>: provider
-		 * <name> (<built-in | path of an rdma-core library>)". */
-		sv_dbg("%s: provider %s (built-in)", ibdev_name ? ibdev_name : "?",
-		       prov->name);
 		return prov;
 	}
 	return NULL;

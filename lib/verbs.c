@@ -13,7 +13,7 @@
 
 static inline struct sv_context_ops *ops_of(struct ibv_context *ctx)
 {
-	return &sv_to_context(ctx)->ops;
+	return &sv_priv(ctx)->ops;
 }
 
 /* A context this library opened (the only kind it can dispatch). */
@@ -84,7 +84,7 @@ SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 		return EINVAL;
 	ret = sv_query_gid_entry(context, port_num, gid_index, &e);
 	if (ret)
-		return -ret;
+		return ret;
 	memcpy(entry, &e, sizeof(e));
 	return 0;
 }
@@ -125,32 +125,23 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 		return -1;
 	}
 	ret = sv_query_gid_entry(context, port_num, (uint32_t)index, &e);
-	if (ret == -ENODATA) {
+	if (ret == ENODATA) {
 		memset(gid, 0, sizeof(*gid));
 		return 0;
 	}
 	if (ret) {
-		errno = -ret;
+		errno = ret;
 		return -1;
 	}
 	memcpy(gid, &e.gid, sizeof(*gid));
 	return 0;
 }
 
-/* rdma-core's <infiniband/driver.h> enum, not in the public headers. */
-enum sv_gid_type_sysfs {
-	SV_GID_TYPE_SYSFS_IB_ROCE_V1 = 0,
-	SV_GID_TYPE_SYSFS_ROCE_V2 = 1,
-};
-
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum sv_gid_type_sysfs *type);
-
 /* IBVERBS_PRIVATE_34, imported by Debian's ibv_devinfo: 0, or -1 with
  * errno. */
 SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 				 uint8_t port_num, unsigned int index,
-				 enum sv_gid_type_sysfs *type)
+				 enum ibv_gid_type_sysfs *type)
 {
 	struct ibv_gid_entry e;
 	int ret;
@@ -160,16 +151,16 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 		return -1;
 	}
 	ret = sv_query_gid_entry(context, port_num, index, &e);
-	if (ret == -ENODATA) {
-		*type = SV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	if (ret == ENODATA) {
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 		return 0;
 	}
 	if (ret) {
-		errno = -ret;
+		errno = ret;
 		return -1;
 	}
 	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
-		SV_GID_TYPE_SYSFS_ROCE_V2 : SV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 	return 0;
 }
 
@@ -477,7 +468,7 @@ SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 		return NULL;
 	}
 	sqp = sv_to_qp(qp);
-	if (!sqp->is_ex) {
+	if (!(sqp->comp_mask & SV_QP_EX)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -486,28 +477,25 @@ SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 
 SV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	if (!qp || !ece)
+	if (!qp || !valid_ctx(qp->context) || !ece)
 		return EINVAL;
-	return EOPNOTSUPP; /* rxe and siw have no ECE */
+	return ops_of(qp->context)->query_ece(qp, ece);
 }
 
 SV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	if (!qp || !ece)
+	if (!qp || !valid_ctx(qp->context) || !ece)
 		return EINVAL;
-	return EOPNOTSUPP;
+	return ops_of(qp->context)->set_ece(qp, ece);
 }
 
-/* 0: no in-order guarantee is promised (what rdma-core answers for
- * providers without the op). */
+/* 0 when the provider promises nothing (the default, as rdma-core). */
 SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 					 enum ibv_wr_opcode op, uint32_t flags)
 {
-	(void)op;
-	(void)flags;
-	if (!qp)
+	if (!qp || !valid_ctx(qp->context))
 		return 0;
-	return 0;
+	return ops_of(qp->context)->query_qp_data_in_order(qp, op, flags);
 }
 
 /* ---- address handles and multicast -------------------------------------- */

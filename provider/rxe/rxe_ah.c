@@ -29,7 +29,7 @@ struct ibv_ah *rxe_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	ret = sv_cmd_create_ah(pd, &ah->ah, attr, &udata);
 	if (ret) {
 		sv_err("CREATE_AH (port %u, sgid index %u) failed: %s",
-		       attr->port_num, attr->grh.sgid_index, strerror(-ret));
+		       attr->port_num, attr->grh.sgid_index, strerror(ret));
 		goto err_free;
 	}
 	/* Index 0 is never handed out; a kernel that leaves it there is one
@@ -37,7 +37,7 @@ struct ibv_ah *rxe_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	 * which this provider does not speak. */
 	if (!resp.ah_num) {
 		sv_err("the kernel's rdma_rxe returned no AH index (Linux < 5.10?)");
-		ret = -EOPNOTSUPP;
+		ret = EOPNOTSUPP;
 		goto err_destroy;
 	}
 	ah->ah_num = resp.ah_num;
@@ -47,7 +47,7 @@ err_destroy:
 	sv_cmd_destroy_ah(&ah->ah);
 err_free:
 	free(ah);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -56,7 +56,7 @@ int rxe_destroy_ah(struct ibv_ah *ibah)
 	int ret = sv_cmd_destroy_ah(ibah);
 
 	if (ret)
-		return -ret;
+		return ret;
 	free(to_rxe_ah(ibah));
 	return 0;
 }

@@ -33,7 +33,7 @@ unsigned int rxe_wc_flags(uint32_t kernel_flags)
 	return flags;
 }
 
-/* After the CREATE_CQ command: map the ring. 0 or -errno (the caller
+/* After the CREATE_CQ command: map the ring. 0 or a positive errno (the caller
  * destroys the CQ). */
 static int map_cq(struct rxe_cq *cq, struct ibv_context *ctx,
 		  const struct rxe_create_cq_resp *resp)
@@ -46,7 +46,7 @@ static int map_cq(struct rxe_cq *cq, struct ibv_context *ctx,
 		sv_err("CQ elements of %zu bytes cannot hold a completion",
 		       rxe_queue_elem_size(&cq->q));
 		rxe_queue_unmap(&cq->q);
-		return -EPROTO;
+		return EPROTO;
 	}
 	cq->cons = rxe_queue_read_cons(&cq->q);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
@@ -69,7 +69,7 @@ struct ibv_cq *rxe_create_cq(struct ibv_context *ctx, int cqe,
 			       &udata);
 	if (ret) {
 		sv_err("CREATE_CQ with %d entries failed: %s", cqe,
-		       strerror(-ret));
+		       strerror(ret));
 		goto err_free;
 	}
 	ret = map_cq(cq, ctx, &resp);
@@ -81,7 +81,7 @@ err_destroy:
 	sv_cmd_destroy_cq(&cq->core.cq);
 err_free:
 	free(cq);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -146,7 +146,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 int rxe_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
-	return -sv_cmd_req_notify_cq(cq, solicited_only);
+	return sv_cmd_req_notify_cq(cq, solicited_only);
 }
 
 int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
@@ -166,8 +166,8 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (ret) {
 		pthread_spin_unlock(&cq->lock);
 		sv_err("RESIZE_CQ to %d entries failed: %s", cqe,
-		       strerror(-ret));
-		return -ret;
+		       strerror(ret));
+		return ret;
 	}
 	ret = rxe_queue_map(&fresh, ibcq->context->cmd_fd, &resp.mi);
 	rxe_queue_unmap(&cq->q);
@@ -176,7 +176,7 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 		cq->cons = rxe_queue_read_cons(&cq->q);
 	}
 	pthread_spin_unlock(&cq->lock);
-	return -ret;
+	return ret;
 }
 
 int rxe_destroy_cq(struct ibv_cq *ibcq)
@@ -186,7 +186,7 @@ int rxe_destroy_cq(struct ibv_cq *ibcq)
 
 	ret = sv_cmd_destroy_cq(ibcq);
 	if (ret)
-		return -ret;
+		return ret;
 	rxe_queue_unmap(&cq->q);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
@@ -338,7 +338,7 @@ struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 	ret = sv_cmd_create_cq_ex(ctx, attr, &cq->core, &udata);
 	if (ret) {
 		sv_err("CREATE_CQ (ex) with %u entries failed: %s", attr->cqe,
-		       strerror(-ret));
+		       strerror(ret));
 		goto err_free;
 	}
 	ret = map_cq(cq, ctx, &resp);
@@ -372,6 +372,6 @@ err_destroy:
 	sv_cmd_destroy_cq(&cq->core.cq);
 err_free:
 	free(cq);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }

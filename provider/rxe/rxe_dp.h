@@ -128,7 +128,7 @@ int rxe_sq_post_wr(struct rxe_qp *qp, const struct ibv_send_wr *wr);
 
 /* The ibv_wr_* send API (rxe_qp_ex.c). rxe_qp_ex_ops: the send_ops_flags
  * a QP type supports. rxe_qp_ex_init: set up the batch state and the
- * qp_ex entry points; 0 or -errno. */
+ * qp_ex entry points; 0 or a positive errno. */
 uint64_t rxe_qp_ex_ops(enum ibv_qp_type type);
 int rxe_qp_ex_init(struct rxe_qp *qp);
 void rxe_qp_ex_fini(struct rxe_qp *qp);

@@ -25,9 +25,9 @@ struct ibv_mw *rxe_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	ret = sv_cmd_alloc_mw(pd, type, mw, NULL);
 	if (ret) {
 		sv_err("ALLOC_MW (type %d) failed: %s", (int)type,
-		       strerror(-ret));
+		       strerror(ret));
 		free(mw);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	return mw;
@@ -38,7 +38,7 @@ int rxe_dealloc_mw(struct ibv_mw *mw)
 	int ret = sv_cmd_dealloc_mw(mw);
 
 	if (ret)
-		return -ret;
+		return ret;
 	free(mw);
 	return 0;
 }

@@ -35,7 +35,7 @@ int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi,
 	if (room < wqe_hdr_len) {
 		sv_err("queue elements of %zu bytes cannot hold a WQE", room);
 		rxe_queue_unmap(&wq->q);
-		return -EPROTO;
+		return EPROTO;
 	}
 	room -= wqe_hdr_len;
 	wq->max_sge = clamp_u32(max_sge, room / sizeof(struct rxe_sge));
@@ -98,7 +98,7 @@ static struct ibv_qp *create_qp(struct ibv_context *ctx,
 		       (int)attr->qp_type, attr->cap.max_send_wr,
 		       attr->cap.max_recv_wr, attr->cap.max_send_sge,
 		       attr->cap.max_recv_sge, attr->cap.max_inline_data,
-		       strerror(-ret));
+		       strerror(ret));
 		goto err_free;
 	}
 	ret = rxe_wq_init(&qp->sq, ctx->cmd_fd, &resp.sq_mi,
@@ -121,7 +121,7 @@ err_destroy:
 	sv_cmd_destroy_qp(&qp->core.qp);
 err_free:
 	free(qp);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -163,7 +163,7 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	ret = rxe_qp_ex_init(to_rxe_qp(ibqp));
 	if (ret) {
 		rxe_destroy_qp(ibqp);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	return ibqp;
@@ -176,7 +176,7 @@ int rxe_destroy_qp(struct ibv_qp *ibqp)
 
 	ret = sv_cmd_destroy_qp(ibqp);
 	if (ret)
-		return -ret;
+		return ret;
 	rxe_qp_ex_fini(qp);
 	rxe_wq_fini(&qp->rq);
 	rxe_wq_fini(&qp->sq);
@@ -352,8 +352,8 @@ int rxe_sq_ring(struct rxe_qp *qp)
 	ret = sv_cmd_post_send_doorbell(&qp->core.qp);
 	if (ret)
 		sv_err("QP %#x: doorbell failed: %s", qp->core.qp.qp_num,
-		       strerror(-ret));
-	return -ret;
+		       strerror(ret));
+	return ret;
 }
 
 static void fill_send_wqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe,

@@ -329,7 +329,7 @@ int rxe_qp_ex_init(struct rxe_qp *qp)
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
-		return -ENOMEM;
+		return ENOMEM;
 	b->max_sge = qp->sq.max_sge ? qp->sq.max_sge : 1;
 	b->sge = calloc(b->max_sge, sizeof(*b->sge));
 	b->inline_buf = malloc(qp->sq.max_inline ? qp->sq.max_inline : 1);
@@ -337,7 +337,7 @@ int rxe_qp_ex_init(struct rxe_qp *qp)
 		free(b->sge);
 		free(b->inline_buf);
 		free(b);
-		return -ENOMEM;
+		return ENOMEM;
 	}
 	qp->batch = b;
 
@@ -359,7 +359,7 @@ int rxe_qp_ex_init(struct rxe_qp *qp)
 	qpx->wr_set_inline_data = wr_set_inline_data;
 	qpx->wr_set_inline_data_list = wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = wr_set_ud_addr;
-	qp->core.is_ex = 1;
+	qp->core.comp_mask |= SV_QP_EX;
 	return 0;
 }
 

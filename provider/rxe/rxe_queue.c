@@ -20,12 +20,12 @@ int rxe_queue_map(struct rxe_queue *q, int cmd_fd, const struct mminfo *mi)
 	if (mi->size < sizeof(struct rxe_queue_buf)) {
 		sv_err("kernel gave a queue of %u bytes, too small for its header",
 		       mi->size);
-		return -EPROTO;
+		return EPROTO;
 	}
 	buf = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd,
 		   (off_t)mi->offset);
 	if (buf == MAP_FAILED) {
-		ret = -errno;
+		ret = errno;
 		sv_err("mmap of a %u-byte queue at offset %#llx failed: %d",
 		       mi->size, (unsigned long long)mi->offset, ret);
 		return ret;
@@ -41,7 +41,7 @@ int rxe_queue_map(struct rxe_queue *q, int cmd_fd, const struct mminfo *mi)
 		sv_err("queue header does not fit its mapping (elem 2^%u, mask %#x, %u bytes)",
 		       log2_elem, mask, mi->size);
 		munmap(buf, mi->size);
-		return -EPROTO;
+		return EPROTO;
 	}
 	q->buf = buf;
 	q->map_len = mi->size;

@@ -47,7 +47,7 @@ struct rxe_queue {
 };
 
 /* Map the queue the kernel described in *mi from the uverbs fd. 0 or
- * -errno (the queue stays unmapped). */
+ * a positive errno (the queue stays unmapped). */
 int rxe_queue_map(struct rxe_queue *q, int cmd_fd, const struct mminfo *mi);
 /* Undo rxe_queue_map; harmless on an unmapped queue. */
 void rxe_queue_unmap(struct rxe_queue *q);

@@ -28,10 +28,10 @@ struct ibv_srq *rxe_create_srq(struct ibv_pd *pd,
 	if (!srq)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	ret = sv_cmd_create_srq(pd, &srq->core, attr, &udata);
+	ret = sv_cmd_create_srq(pd, &srq->core.srq, attr, &udata);
 	if (ret) {
 		sv_err("CREATE_SRQ (%u WRs, %u SGEs) failed: %s",
-		       attr->attr.max_wr, attr->attr.max_sge, strerror(-ret));
+		       attr->attr.max_wr, attr->attr.max_sge, strerror(ret));
 		goto err_free;
 	}
 	ret = map_srq(srq, pd->context, &resp, attr->attr.max_sge);
@@ -43,7 +43,7 @@ err_destroy:
 	sv_cmd_destroy_srq(&srq->core.srq);
 err_free:
 	free(srq);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -74,7 +74,7 @@ struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
 	ret = sv_cmd_create_srq_ex(ctx, &srq->core, attr, &udata);
 	if (ret) {
 		sv_err("CREATE_SRQ (%u WRs, %u SGEs) failed: %s",
-		       attr->attr.max_wr, attr->attr.max_sge, strerror(-ret));
+		       attr->attr.max_wr, attr->attr.max_sge, strerror(ret));
 		goto err_free;
 	}
 	ret = map_srq(srq, ctx, &resp, attr->attr.max_sge);
@@ -86,7 +86,7 @@ err_destroy:
 	sv_cmd_destroy_srq(&srq->core.srq);
 err_free:
 	free(srq);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -112,7 +112,7 @@ int rxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	if (ret) {
 		sv_err("MODIFY_SRQ (mask %#x, max_wr %u, limit %u) failed: %s",
 		       attr_mask, attr->max_wr, attr->srq_limit,
-		       strerror(-ret));
+		       strerror(ret));
 		goto out;
 	}
 	if (attr_mask & IBV_SRQ_MAX_WR) {
@@ -126,7 +126,7 @@ int rxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 out:
 	if (attr_mask & IBV_SRQ_MAX_WR)
 		pthread_spin_unlock(&srq->rq.lock);
-	return -ret;
+	return ret;
 }
 
 int rxe_destroy_srq(struct ibv_srq *ibsrq)
@@ -136,7 +136,7 @@ int rxe_destroy_srq(struct ibv_srq *ibsrq)
 
 	ret = sv_cmd_destroy_srq(ibsrq);
 	if (ret)
-		return -ret;
+		return ret;
 	rxe_wq_fini(&srq->rq);
 	free(srq);
 	return 0;

@@ -22,7 +22,7 @@ static int siw_alloc_context(struct sv_context *sv)
 	int ret;
 
 	memset(&resp, 0, sizeof(resp));
-	ret = sv_cmd_get_context(sv, &udata);
+	ret = sv_cmd_get_context(&sv->vctx.context, &udata);
 	if (ret)
 		return ret;
 	ctx->dev_id = resp.dev_id;
@@ -38,7 +38,7 @@ static struct ibv_mr *siw_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	struct siw_uresp_reg_mr resp;
 	struct sv_udata udata = { .req = &req, .req_len = sizeof(req),
 				  .resp = &resp, .resp_len = sizeof(resp) };
-	struct ibv_mr *mr;
+	struct sv_mr *mr;
 	int ret;
 
 	mr = calloc(1, sizeof(*mr));
@@ -49,12 +49,12 @@ static struct ibv_mr *siw_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	ret = sv_cmd_reg_mr(pd, addr, length, hca_va, access, mr, &udata);
 	if (ret) {
 		sv_err("REG_MR of %zu bytes at %p failed: %s", length, addr,
-		       strerror(-ret));
+		       strerror(ret));
 		free(mr);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
-	return mr;
+	return &mr->mr;
 }
 
 static const struct sv_context_ops siw_ctx_ops = {

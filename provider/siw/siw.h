@@ -82,7 +82,7 @@ static inline struct siw_srq *to_siw_srq(struct ibv_srq *srq)
 
 /* ---- rings (siw_qp.c) ----------------------------------------------------- */
 
-/* Map num elements of elem_size bytes at the kernel's key; 0 or -errno. */
+/* Map num elements of elem_size bytes at the kernel's key; 0 or a positive errno. */
 int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num,
 	       size_t elem_size, uint32_t max_sge);
 void siw_wq_unmap(struct siw_wq *wq);

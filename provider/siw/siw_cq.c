@@ -29,13 +29,13 @@ struct ibv_cq *siw_create_cq(struct ibv_context *ctx, int cqe,
 			       &udata);
 	if (ret) {
 		sv_err("CREATE_CQ with %d entries failed: %s", cqe,
-		       strerror(-ret));
+		       strerror(ret));
 		goto err_free;
 	}
 	if (resp.cq_key == SIW_INVAL_UOBJ_KEY || !resp.num_cqe) {
 		sv_err("siw gave no mappable CQ (key %#llx, %u entries)",
 		       (unsigned long long)resp.cq_key, resp.num_cqe);
-		ret = -EPROTO;
+		ret = EPROTO;
 		goto err_destroy;
 	}
 	cq->num_cqe = resp.num_cqe;
@@ -44,7 +44,7 @@ struct ibv_cq *siw_create_cq(struct ibv_context *ctx, int cqe,
 	map = mmap(NULL, cq->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ctx->cmd_fd, (off_t)resp.cq_key);
 	if (map == MAP_FAILED) {
-		ret = -errno;
+		ret = errno;
 		sv_err("mapping the CQ (%zu bytes) failed: %s", cq->map_len,
 		       strerror(errno));
 		goto err_destroy;
@@ -58,7 +58,7 @@ err_destroy:
 	sv_cmd_destroy_cq(&cq->core.cq);
 err_free:
 	free(cq);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -167,7 +167,7 @@ int siw_destroy_cq(struct ibv_cq *ibcq)
 
 	ret = sv_cmd_destroy_cq(ibcq);
 	if (ret)
-		return -ret;
+		return ret;
 	munmap(cq->queue, cq->map_len);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);

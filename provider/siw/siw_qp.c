@@ -26,13 +26,13 @@ int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num,
 	if (key == SIW_INVAL_UOBJ_KEY || !num || (num & (num - 1))) {
 		sv_err("siw gave no mappable queue (key %#llx, %u elements)",
 		       (unsigned long long)key, num);
-		return -EPROTO;
+		return EPROTO;
 	}
 	wq->map_len = (size_t)num * elem_size;
 	map = mmap(NULL, wq->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   cmd_fd, (off_t)key);
 	if (map == MAP_FAILED) {
-		int ret = -errno;
+		int ret = errno;
 
 		sv_err("mapping a queue of %u elements failed: %s", num,
 		       strerror(errno));
@@ -149,7 +149,7 @@ struct ibv_qp *siw_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		sv_err("CREATE_QP (%u/%u WRs, %u/%u SGEs, %u inline) failed: %s",
 		       attr->cap.max_send_wr, attr->cap.max_recv_wr,
 		       attr->cap.max_send_sge, attr->cap.max_recv_sge,
-		       attr->cap.max_inline_data, strerror(-ret));
+		       attr->cap.max_inline_data, strerror(ret));
 		goto err_free;
 	}
 	ret = siw_wq_map(&qp->sq, cmd_fd, resp.sq_key, resp.num_sqe,
@@ -174,7 +174,7 @@ err_destroy:
 	sv_cmd_destroy_qp(&qp->core.qp);
 err_free:
 	free(qp);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -185,7 +185,7 @@ int siw_destroy_qp(struct ibv_qp *ibqp)
 
 	ret = sv_cmd_destroy_qp(ibqp);
 	if (ret)
-		return -ret;
+		return ret;
 	siw_wq_unmap(&qp->rq);
 	siw_wq_unmap(&qp->sq);
 	free(qp);

@@ -20,10 +20,10 @@ struct ibv_srq *siw_create_srq(struct ibv_pd *pd,
 	if (!srq)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	ret = sv_cmd_create_srq(pd, &srq->core, attr, &udata);
+	ret = sv_cmd_create_srq(pd, &srq->core.srq, attr, &udata);
 	if (ret) {
 		sv_err("CREATE_SRQ (%u WRs, %u SGEs) failed: %s",
-		       attr->attr.max_wr, attr->attr.max_sge, strerror(-ret));
+		       attr->attr.max_wr, attr->attr.max_sge, strerror(ret));
 		goto err_free;
 	}
 	ret = siw_wq_map(&srq->rq, pd->context->cmd_fd, resp.srq_key,
@@ -37,7 +37,7 @@ err_destroy:
 	sv_cmd_destroy_srq(&srq->core.srq);
 err_free:
 	free(srq);
-	errno = -ret;
+	errno = ret;
 	return NULL;
 }
 
@@ -49,7 +49,7 @@ int siw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		sv_err("siw cannot resize an SRQ");
 		return EOPNOTSUPP;
 	}
-	return -sv_cmd_modify_srq(srq, attr, attr_mask, NULL);
+	return sv_cmd_modify_srq(srq, attr, attr_mask, NULL);
 }
 
 int siw_destroy_srq(struct ibv_srq *ibsrq)
@@ -59,7 +59,7 @@ int siw_destroy_srq(struct ibv_srq *ibsrq)
 
 	ret = sv_cmd_destroy_srq(ibsrq);
 	if (ret)
-		return -ret;
+		return ret;
 	siw_wq_unmap(&srq->rq);
 	free(srq);
 	return 0;

@@ -4,7 +4,9 @@
 # way (fork+exit, fork+exec, system(), posix_spawn, fork from a thread
 # during traffic) x fork safety off / on (ibv_fork_init) / late
 # (ibv_fork_init with the MRs live) for one memory shape, through
-# examples/fork-torture on softverbs over $RXE_DEV.
+# examples/fork-torture on softverbs over $RXE_DEV (each run checked to
+# have mapped softverbs' libibverbs, and rdma-core's librxe under
+# SOFTVERBS_PROVIDERS=rdma-core).
 #
 # fork-torture itself checks every byte the device wrote and what each
 # child sees: with fork safety on a child touching a registered page dies
@@ -29,18 +31,19 @@ classic=$top/examples/fork-classic
 rounds=${FORK_MATRIX_ROUNDS:-3}
 [ "$shape" = big ] && rounds=${FORK_MATRIX_ROUNDS:-2}
 
-skip() { echo "SKIP: $*"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+sv_init fork_matrix
 dev=${RXE_DEV:-}
 if [ -z "$dev" ] || [ ! -e "/sys/class/infiniband/$dev" ]; then
     skip "no rxe device (RXE_DEV='$dev'): run inside tests/vm/run"
 fi
 [ -x "$torture" ] || skip "$torture is not built (make)"
 
-out=$(mktemp /tmp/fork_matrix.XXXXXX) || exit 1
+out=$work/out
 hp_file=/proc/sys/vm/nr_hugepages
 hp_old=
 cleanup() {
-    rm -f "$out"
+    rm -rf "$work"
     [ -n "$hp_old" ] && echo "$hp_old" > $hp_file
 }
 trap cleanup EXIT
@@ -64,7 +67,6 @@ big)
     ;;
 esac
 
-pass=0 fail=0
 # cell NAME EXPECT-RC EXPECT-TEXT [ENV=VALUE...] -- ARGS...
 cell() {
     local name=$1 want_rc=$2 want_text=$3 rc
@@ -73,7 +75,8 @@ cell() {
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
     echo "---- $name: ${envs[*]} fork-torture $*"
-    env "${envs[@]}" "$@" > "$out" 2>&1 < /dev/null
+    env LD_PRELOAD="$sv_probe" SV_MAPS_DIR="$work/maps" "${envs[@]}" "$@" \
+        > "$out" 2>&1 < /dev/null
     rc=$?
     cat "$out"
     if [ $rc = 77 ]; then
@@ -88,6 +91,9 @@ cell() {
         fail=$((fail + 1))
     elif [ "$(basename "$1")" = fork-torture ] && ! grep -q "softverbs library" "$out"; then
         echo "FAIL: $name: fork-torture did not run on softverbs"
+        fail=$((fail + 1))
+    elif ! sv_maps_check "$dev"; then
+        echo "FAIL: $name: not served by the libraries it should"
         fail=$((fail + 1))
     else
         echo "PASS: $name"
@@ -126,5 +132,5 @@ if [ "$shape" = plain ]; then
         cell "fork-classic without ibv_fork_init()" 0 "^OK$" -- "$classic" --no-fork-init
     fi
 fi
-echo "fork matrix, shape $shape: $pass passed, $fail failed"
-[ $fail = 0 ]
+sv_name="fork matrix, shape $shape"
+sv_finish

@@ -1,37 +1,30 @@
-#!/bin/sh
+#!/bin/bash
 # shellcheck disable=SC2317,SC2015,SC2012
 # Debian's ibv_devices and ibv_devinfo print byte-for-byte the same on
 # softverbs as on rdma-core: each runs once on the system library and once
-# with softverbs first on LD_LIBRARY_PATH. Runs inside the test VM (needs
-# an rxe device); with TWO_DEVICES=1 (or --two) it first adds rxe1 on a
-# dummy netdev, then removes it.
+# with softverbs first on LD_LIBRARY_PATH (every softverbs run checked to
+# have mapped softverbs' libibverbs, and under SOFTVERBS_PROVIDERS=rdma-core
+# rdma-core's provider of each device). Runs inside the test VM (needs an
+# rxe device); unless given --one it then adds rxe1 on a dummy netdev,
+# compares again, and removes it.
 set -u
+. "$(dirname "$0")/lib.sh"
+sv_init test_devinfo_compare
 : "${RXE_DEV:=rxe0}"
-: "${SOFTVERBS_LIBDIR:=$(cd "$(dirname "$0")/../../lib/.libs" 2>/dev/null && pwd)}"
-
-if [ ! -e "/sys/class/infiniband/$RXE_DEV" ]; then
-	echo "SKIP: no RDMA device $RXE_DEV (run inside the test VM)"
-	exit 77
-fi
+SOFTVERBS_LIBDIR=$libdir
+sv_need_dev RXE_DEV
 for p in ibv_devices ibv_devinfo; do
-	if ! command -v "$p" >/dev/null; then
-		echo "SKIP: $p not installed (package ibverbs-utils)"
-		exit 77
-	fi
+	sv_need_cmd "$p" ibverbs-utils
 done
-if [ ! -e "$SOFTVERBS_LIBDIR/libibverbs.so.1" ]; then
-	echo "FAIL: no $SOFTVERBS_LIBDIR/libibverbs.so.1 (build first)"
-	exit 1
-fi
 
-tmp=$(mktemp -d) || exit 1
+tmp=$work
 added=
 cleanup() {
 	if [ -n "$added" ]; then
 		rdma link delete rxe1 2>/dev/null
 		ip link delete d9 2>/dev/null
 	fi
-	rm -rf "$tmp"
+	rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -39,10 +32,15 @@ fail=0
 check() {
 	name=$1; shift
 	"$@" >"$tmp/ref" 2>&1; echo "exit $?" >>"$tmp/ref"
-	LD_LIBRARY_PATH="$SOFTVERBS_LIBDIR" "$@" >"$tmp/sv" 2>&1
+	sv_env sv
+	env "${SV_ENV[@]}" "$@" >"$tmp/sv" 2>&1
 	echo "exit $?" >>"$tmp/sv"
-	if cmp -s "$tmp/ref" "$tmp/sv"; then
+	if cmp -s "$tmp/ref" "$tmp/sv" &&
+		sv_maps_check $(ls /sys/class/infiniband); then
 		echo "PASS: $name ($(wc -l <"$tmp/ref") lines)"
+	elif cmp -s "$tmp/ref" "$tmp/sv"; then
+		echo "FAIL: $name: same output, but not served by the libraries it should"
+		fail=1
 	else
 		echo "FAIL: $name differs (- rdma-core, + softverbs):"
 		diff -u "$tmp/ref" "$tmp/sv" | head -40
@@ -75,7 +73,7 @@ all_checks() {
 	check "ibv_devinfo -d $RXE_DEV -i 1" ibv_devinfo -d "$RXE_DEV" -i 1
 	check "ibv_devinfo -d nosuchdev" ibv_devinfo -d nosuchdev
 	check "ibv_devinfo -i 9" ibv_devinfo -i 9
-	# the sysfs discovery path (SYSFS_PATH turns netlink off in softverbs)
+	# SYSFS_PATH moves the sysfs root both libraries read from
 	check "SYSFS_PATH=/sys ibv_devinfo -v" env SYSFS_PATH=/sys ibv_devinfo -v
 }
 

@@ -11,24 +11,24 @@
 # with softverbs on both ends. Every server and client runs under a
 # timeout, on a port of its own. Prints PASS/FAIL per case; exit 0 all
 # passed, 1 some failed, 77 skipped (no device with an address, no rping,
-# no softverbs build). A missing perftest skips only its cases.
+# no softverbs build, no perftest). Every softverbs end is checked to have
+# mapped softverbs' libibverbs (and rdma-core's provider under
+# SOFTVERBS_PROVIDERS=rdma-core).
 #
 # Environment: SIW_DEV/SIW_IP, RXE_DEV/RXE_IP (tests/vm/run);
 # SOFTVERBS_LIBDIR (default: lib/.libs of this tree); RPING_COUNT (1000);
 # PERFTEST_ITERS (1000); RPING_TIMEOUT seconds per end (150).
 set -u
-verbose=0
-[ "${1:-}" = -v ] && verbose=1
-
-here=$(cd "$(dirname "$0")" && pwd)
-libdir=${SOFTVERBS_LIBDIR:-$here/../../lib/.libs}
+. "$(dirname "$0")/lib.sh"
+sv_init test_rping "$@"
 count=${RPING_COUNT:-1000}
 iters=${PERFTEST_ITERS:-1000}
 tmo=${RPING_TIMEOUT:-150}
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
-command -v rping > /dev/null || skip "rping missing (apt-get install rdmacm-utils)"
+sv_need_cmd rping rdmacm-utils
+for p in ib_write_bw ib_send_bw ib_read_bw; do
+    sv_need_cmd $p perftest
+done
 devs=()
 # rdma_cm needs an address on the device's netdev; rxe on lo has none
 # that rdma_cm can use, so only "--netdev dummy" rxe counts
@@ -43,27 +43,9 @@ fi
 [ ${#devs[@]} -gt 0 ] ||
     skip "no siw0 / rxe0 with an rdma_cm address: run in tests/vm/run --netdev dummy --siw"
 # the softverbs end must really load softverbs, under librdmacm too
-LD_LIBRARY_PATH=$libdir ldd "$(command -v rping)" |
-    grep -q "$libdir/libibverbs.so.1" ||
-    { echo "FAIL: LD_LIBRARY_PATH=$libdir does not make rping load softverbs"; exit 1; }
+sv_require_loads rping
 modprobe rdma_ucm 2> /dev/null
-
-work=$(mktemp -d /tmp/rping.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
 port=19700
-pass=0 fail=0 skipped=0
-
-label() {
-    if [ "$1" = sv ]; then echo softverbs; else echo rdma-core; fi
-}
-
-end_env() {
-    if [ "$1" = sv ]; then
-        echo "LD_LIBRARY_PATH=$libdir"
-    else
-        echo "LD_LIBRARY_PATH="
-    fi
-}
 
 # wait_listen PORT PID: until an rdma_cm id listens on PORT (the server
 # is ready) or the server is gone
@@ -77,18 +59,20 @@ wait_listen() {
     return 1
 }
 
-# report NAME SRV_RC CLI_RC OK: one PASS/FAIL line
+# report NAME DEV SRV_RC CLI_RC OK: one PASS/FAIL line (the softverbs
+# ends' maps checked too)
 report() {
-    if [ "$2" = 0 ] && [ "$3" = 0 ] && [ "$4" = 1 ]; then
-        echo "PASS: $1"
-        pass=$((pass + 1))
+    local name=$1 dev=$2 srv_rc=$3 cli_rc=$4 ok=$5
+    if [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ] && [ "$ok" = 1 ] &&
+        sv_maps_check "$dev"; then
+        sv_result "$name" 1
         [ $verbose = 1 ] && tail -n 2 "$work/client.log"
     else
-        echo "FAIL: $1: server exit $2, client exit $3"
+        sv_result "$name" 0 "server exit $srv_rc, client exit $cli_rc"
         echo "---- server:"; tail -n 8 "$work/server.log"
         echo "---- client:"; tail -n 8 "$work/client.log"
-        fail=$((fail + 1))
     fi
+    rm -f "$work"/maps/maps.*
 }
 
 # rping_case SERVER CLIENT DEV IP
@@ -96,18 +80,20 @@ rping_case() {
     local s=$1 c=$2 dev=$3 ip=$4 spid srv_rc cli_rc ok=0 name
     port=$((port + 1))
     name="rping -C $count over $dev (server $(label "$s"), client $(label "$c"))"
-    env "$(end_env "$s")" timeout -k 5 "$tmo" \
+    sv_env "$s"
+    env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
         rping -s -a "$ip" -p $port > "$work/server.log" 2>&1 &
     spid=$!
     wait_listen $port $spid
-    env "$(end_env "$c")" timeout -k 5 "$tmo" \
+    sv_env "$c"
+    env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
         rping -c -a "$ip" -p $port -C "$count" -v > "$work/client.log" 2>&1
     cli_rc=$?
     wait $spid
     srv_rc=$?
     # -v prints every ping; the last one proves all $count went through
     grep -q "rdma-ping-$((count - 1)):" "$work/client.log" && ok=1
-    report "$name" $srv_rc $cli_rc $ok
+    report "$name" "$dev" $srv_rc $cli_rc $ok
 }
 
 # perftest_try PROG DEV IP: one server/client run; sets srv_rc cli_rc ok
@@ -115,12 +101,14 @@ perftest_try() {
     local prog=$1 dev=$2 ip=$3 spid
     port=$((port + 1))
     ok=0
-    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+    rm -f "$work"/maps/maps.*
+    sv_env sv
+    env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
         "$prog" -R -d "$dev" -p $port -n "$iters" \
         > "$work/server.log" 2>&1 &
     spid=$!
     wait_listen $port $spid
-    env LD_LIBRARY_PATH="$libdir" timeout -k 5 "$tmo" \
+    env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
         "$prog" -R -d "$dev" -p $port -n "$iters" "$ip" \
         > "$work/client.log" 2>&1
     cli_rc=$?
@@ -139,17 +127,12 @@ perftest_try() {
 perftest_case() {
     local prog=$1 dev=$2 ip=$3 srv_rc cli_rc ok name
     name="$prog -R over $dev (softverbs both ends)"
-    if ! command -v "$prog" > /dev/null; then
-        echo "SKIP: $name: $prog missing (apt-get install perftest)"
-        skipped=$((skipped + 1))
-        return
-    fi
     if ! perftest_try "$prog" "$dev" "$ip"; then
         echo "note: $name: first run failed (server exit $srv_rc, client exit $cli_rc); retrying once"
         tail -n 3 "$work/client.log"
         perftest_try "$prog" "$dev" "$ip"
     fi
-    report "$name" $srv_rc $cli_rc $ok
+    report "$name" "$dev" $srv_rc $cli_rc $ok
 }
 
 for d in "${devs[@]}"; do
@@ -165,6 +148,4 @@ if [ -n "${SIW_DEV:-}" ] && [ "${devs[0]%% *}" = "$SIW_DEV" ]; then
         perftest_case $prog "$SIW_DEV" "$SIW_IP"
     done
 fi
-
-echo "test_rping: $pass passed, $fail failed, $skipped skipped"
-[ $fail = 0 ]
+sv_finish

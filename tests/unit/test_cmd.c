@@ -95,16 +95,17 @@ static void setup(void)
 {
 	ctx = calloc(1, sizeof(*ctx));
 	ck_assert_ptr_nonnull(ctx);
-	ctx->ops = sv_default_ops;
-	ctx->driver_id = RDMA_DRIVER_RXE;
+	ctx->core.ops = sv_default_ops;
+	ctx->core.driver_id = RDMA_DRIVER_RXE;
 	ctx->vctx.sz = sizeof(ctx->vctx);
+	ctx->vctx.priv = &ctx->core;
 	ibctx = &ctx->vctx.context;
 	ibctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	ibctx->cmd_fd = FAKE_FD;
 	ibctx->async_fd = -1;
 	ibctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ibctx->mutex, NULL);
-	sv_context_install_ops(ctx);
+	sv_context_install_ops(&ctx->vctx);
 	sv_cmd_write_fn = fake_write;
 	sv_cmd_ioctl_fn = fake_ioctl;
 	writes = 0;
@@ -152,12 +153,12 @@ START_TEST(get_context)
 
 	set_reply(r, sizeof(r));
 	ioctl_errno = ENOTTY; /* no QUERY_CONTEXT: nothing optional */
-	ck_assert_int_eq(sv_cmd_get_context(ctx, NULL), 0);
+	ck_assert_int_eq(sv_cmd_get_context(ibctx, NULL), 0);
 	ck_assert_uint_eq(last_len, 16);
 	assert_hdr(0, 4, 2);
 	ck_assert_int_eq(ibctx->async_fd, 12);
 	ck_assert_int_eq(ibctx->num_comp_vectors, 3);
-	ck_assert_uint_eq(ctx->core_support, 0);
+	ck_assert_uint_eq(ctx->core.core_support, 0);
 }
 END_TEST
 
@@ -166,7 +167,7 @@ START_TEST(alloc_pd_with_driver_trailers)
 	const uint32_t r[3] = { 7, 0xaabbccdd, 0x11223344 };
 	const uint64_t drv_req = 0x0102030405060708ULL;
 	uint64_t drv_resp = 0;
-	struct sv_udata udata = { &drv_req, 8, &drv_resp, 8 };
+	struct sv_udata udata = { &drv_req, 8, &drv_resp, 8, NULL };
 	struct ibv_pd pd;
 
 	set_reply(r, sizeof(r));
@@ -186,13 +187,14 @@ START_TEST(reg_mr_layout)
 {
 	const uint32_t r[3] = { 5, 0x100, 0x200 }; /* handle, lkey, rkey */
 	struct ibv_pd pd = { .context = NULL, .handle = 9 };
-	struct ibv_mr mr;
+	struct sv_mr smr;
+	struct ibv_mr *mr = &smr.mr;
 	char buf[64];
 
 	pd.context = ibctx;
 	set_reply(r, sizeof(r));
 	ck_assert_int_eq(sv_cmd_reg_mr(&pd, buf, sizeof(buf), 0x1000,
-				       IBV_ACCESS_LOCAL_WRITE, &mr, NULL), 0);
+				       IBV_ACCESS_LOCAL_WRITE, &smr, NULL), 0);
 	ck_assert_uint_eq(last_len, 8 + 40);
 	assert_hdr(9, 12, 3);
 	ck_assert(u64_at(last_cmd, 8 + 8) == (uintptr_t)buf);  /* start */
@@ -200,9 +202,35 @@ START_TEST(reg_mr_layout)
 	ck_assert(u64_at(last_cmd, 8 + 24) == 0x1000);         /* hca_va */
 	ck_assert_uint_eq(u32_at(last_cmd, 8 + 32), 9);        /* pd_handle */
 	ck_assert_uint_eq(u32_at(last_cmd, 8 + 36), IBV_ACCESS_LOCAL_WRITE);
-	ck_assert_uint_eq(mr.handle, 5);
-	ck_assert_uint_eq(mr.lkey, 0x100);
-	ck_assert_uint_eq(mr.rkey, 0x200);
+	ck_assert_uint_eq(mr->handle, 5);
+	ck_assert_uint_eq(mr->lkey, 0x100);
+	ck_assert_uint_eq(mr->rkey, 0x200);
+	/* what ibv_dereg_mr needs to know about it */
+	ck_assert_uint_eq(smr.mr_type, SV_MR_TYPE_MR);
+	ck_assert_int_eq(smr.access, IBV_ACCESS_LOCAL_WRITE);
+}
+END_TEST
+
+/* The built-in providers' dma-buf registration asks the kernel: its
+ * answer (EOPNOTSUPP from the soft drivers) reaches the caller. */
+START_TEST(reg_dmabuf_mr_reaches_the_kernel)
+{
+	struct ibv_pd pd = { .context = NULL, .handle = 9 };
+	int fd_seen = -1;
+
+	pd.context = ibctx;
+	ioctl_errno = EOPNOTSUPP;
+	errno = 0;
+	ck_assert_ptr_null(sv_default_ops.reg_dmabuf_mr(&pd, 4096, 8192, 0, 33,
+							IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_uint_eq(last_ioctl.hdr.object_id, UVERBS_OBJECT_MR);
+	ck_assert_uint_eq(last_ioctl.hdr.method_id, UVERBS_METHOD_REG_DMABUF_MR);
+	ck_assert_uint_eq(last_ioctl.hdr.driver_id, RDMA_DRIVER_RXE);
+	for (int i = 0; i < last_ioctl.hdr.num_attrs && i < SV_IOCTL_MAX_ATTRS; i++)
+		if (last_ioctl.attrs[i].attr_id == UVERBS_ATTR_REG_DMABUF_MR_FD)
+			fd_seen = (int)last_ioctl.attrs[i].data;
+	ck_assert_int_eq(fd_seen, 33);
 }
 END_TEST
 
@@ -222,7 +250,7 @@ START_TEST(create_cq_layout_and_reply)
 {
 	const uint32_t r[4] = { 3, 255, 0xdead, 0xbeef }; /* handle, cqe, drv */
 	uint64_t drv = 0;
-	struct sv_udata udata = { NULL, 0, &drv, 8 };
+	struct sv_udata udata = { NULL, 0, &drv, 8, NULL };
 	struct ibv_comp_channel ch = { .context = NULL, .fd = 33 };
 	struct sv_cq cq;
 
@@ -304,8 +332,8 @@ END_TEST
 START_TEST(query_device_ex_layout)
 {
 	struct ib_uverbs_ex_query_device_resp r;
+	struct ib_uverbs_ex_query_device_resp answer;
 	struct ibv_device_attr_ex attr;
-	uint64_t fw = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.base.max_qp = 1000;
@@ -315,7 +343,7 @@ START_TEST(query_device_ex_layout)
 	r.device_cap_flags_ex = 0x1223c76;
 	set_reply(&r, sizeof(r));
 	ck_assert_int_eq(sv_cmd_query_device_ex(ibctx, NULL, &attr,
-						sizeof(attr), &fw), 0);
+						sizeof(attr), &answer), 0);
 	ck_assert_uint_eq(u32_at(last_cmd, 0),
 			  IB_USER_VERBS_CMD_FLAG_EXTENDED | 1);
 	ck_assert_uint_eq(u32_at(last_cmd, 4) & 0xffff, 1); /* 8 bytes in */
@@ -324,7 +352,9 @@ START_TEST(query_device_ex_layout)
 	ck_assert_int_eq(attr.orig_attr.max_qp, 1000);
 	ck_assert(attr.device_cap_flags_ex == 0x1223c76);
 	ck_assert_uint_eq(attr.phys_port_cnt_ex, 1);
-	ck_assert(fw == 0x0000000100020003ULL);
+	/* the raw reply, for providers that format fw_ver themselves */
+	ck_assert(answer.base.fw_ver == 0x0000000100020003ULL);
+	ck_assert_uint_eq(answer.response_length, sizeof(r));
 }
 END_TEST
 
@@ -337,7 +367,7 @@ START_TEST(query_device_ex_short_reply_is_rejected)
 	r.response_length = 4; /* not even the header fields */
 	set_reply(&r, sizeof(r));
 	ck_assert_int_eq(sv_cmd_query_device_ex(ibctx, NULL, &attr,
-						sizeof(attr), NULL), -EPROTO);
+						sizeof(attr), NULL), EPROTO);
 }
 END_TEST
 
@@ -353,7 +383,7 @@ START_TEST(query_device_falls_back_to_legacy)
 	set_reply(&r, sizeof(r));
 	ck_assert_int_eq(sv_cmd_query_device_ex(ibctx, NULL, &attr,
 						sizeof(attr), NULL),
-			 -EOPNOTSUPP);
+			 EOPNOTSUPP);
 	/* the legacy size asks the legacy command directly */
 	write_errno = 0;
 	ck_assert_int_eq(sv_cmd_query_device_ex(ibctx, NULL, &attr,
@@ -373,9 +403,9 @@ START_TEST(input_comp_mask_is_einval)
 	struct ibv_device_attr_ex attr;
 
 	ck_assert_int_eq(sv_cmd_query_device_ex(ibctx, &in, &attr, sizeof(attr),
-						NULL), -EINVAL);
+						NULL), EINVAL);
 	ck_assert_int_eq(sv_cmd_query_device_ex(ibctx, NULL, &attr, 16, NULL),
-			 -EINVAL);
+			 EINVAL);
 	ck_assert_int_eq(writes, 0);
 }
 END_TEST
@@ -387,10 +417,10 @@ START_TEST(kernel_errors_come_back_negative)
 	struct ibv_pd pd;
 
 	write_errno = EMFILE;
-	ck_assert_int_eq(sv_cmd_alloc_pd(ibctx, &pd, NULL), -EMFILE);
+	ck_assert_int_eq(sv_cmd_alloc_pd(ibctx, &pd, NULL), EMFILE);
 	write_errno = 0;
 	write_short = 3;
-	ck_assert_int_eq(sv_cmd_alloc_pd(ibctx, &pd, NULL), -EIO);
+	ck_assert_int_eq(sv_cmd_alloc_pd(ibctx, &pd, NULL), EIO);
 	/* and positive at the public boundary */
 	write_short = 0;
 	write_errno = ENOMEM;
@@ -404,13 +434,13 @@ START_TEST(misaligned_sizes_are_refused)
 {
 	uint8_t req[12] = { 0 }, resp[8];
 	uint8_t odd[3] = { 0 };
-	struct sv_udata u = { odd, sizeof(odd), NULL, 0 };
+	struct sv_udata u = { odd, sizeof(odd), NULL, 0, NULL };
 
 	ck_assert_int_eq(sv_cmd_write(ibctx, 3, req, 10, resp, 8, NULL),
-			 -EINVAL);
-	ck_assert_int_eq(sv_cmd_write(ibctx, 3, req, 8, resp, 8, &u), -EINVAL);
+			 EINVAL);
+	ck_assert_int_eq(sv_cmd_write(ibctx, 3, req, 8, resp, 8, &u), EINVAL);
 	ck_assert_int_eq(sv_cmd_write_ex(ibctx, 1, req, 12, resp, 8, NULL),
-			 -EINVAL);
+			 EINVAL);
 	ck_assert_int_eq(writes, 0);
 }
 END_TEST
@@ -460,7 +490,7 @@ START_TEST(query_port_falls_back_to_write)
 	/* other kernel errors are not a reason to fall back */
 	writes = 0;
 	ioctl_errno = EINVAL;
-	ck_assert_int_eq(sv_cmd_query_port(ibctx, 9, &attr), -EINVAL);
+	ck_assert_int_eq(sv_cmd_query_port(ibctx, 9, &attr), EINVAL);
 	ck_assert_int_eq(writes, 0);
 }
 END_TEST
@@ -502,7 +532,7 @@ START_TEST(gid_entry_ioctl_layout)
 			  sizeof(struct ib_uverbs_gid_entry));
 	/* an empty entry: the kernel's ENODATA reaches the caller */
 	ioctl_errno = ENODATA;
-	ck_assert_int_eq(sv_query_gid_entry(ibctx, 1, 6, &e), -ENODATA);
+	ck_assert_int_eq(sv_query_gid_entry(ibctx, 1, 6, &e), ENODATA);
 }
 END_TEST
 
@@ -517,6 +547,7 @@ static Suite *make_cmd_suite(void)
 	tcase_add_test(tc, alloc_pd_with_driver_trailers);
 	tcase_add_test(tc, reg_mr_layout);
 	tcase_add_test(tc, dereg_mr_has_no_reply);
+	tcase_add_test(tc, reg_dmabuf_mr_reaches_the_kernel);
 	tcase_add_test(tc, create_cq_layout_and_reply);
 	tcase_add_test(tc, destroy_cq_waits_for_nothing_when_acked);
 	tcase_add_test(tc, modify_qp_layout);

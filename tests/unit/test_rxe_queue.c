@@ -66,15 +66,15 @@ START_TEST(test_map_checks_header)
 
 	/* a mask that is not 2^n - 1 */
 	f.kview->index_mask = 6;
-	ck_assert_int_eq(rxe_queue_map(&q, f.fd, &f.mi), -EPROTO);
+	ck_assert_int_eq(rxe_queue_map(&q, f.fd, &f.mi), EPROTO);
 	/* more slots than the mapping holds */
 	f.kview->index_mask = 15;
-	ck_assert_int_eq(rxe_queue_map(&q, f.fd, &f.mi), -EPROTO);
+	ck_assert_int_eq(rxe_queue_map(&q, f.fd, &f.mi), EPROTO);
 	/* a mapping too small for the header */
 	f.kview->index_mask = 7;
 	mi = f.mi;
 	mi.size = 100;
-	ck_assert_int_eq(rxe_queue_map(&q, f.fd, &mi), -EPROTO);
+	ck_assert_int_eq(rxe_queue_map(&q, f.fd, &mi), EPROTO);
 	ck_assert_ptr_null(q.buf);
 	fake_q_free(&f);
 }

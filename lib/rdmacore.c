@@ -1,0 +1,441 @@
+/* rdma-core's provider libraries on softverbs' core: loading them the way
+ * rdma-core 44 does (the config directory's "driver NAME" lines, the
+ * provider directory, RDMAV_DRIVERS / IBV_DRIVERS), recording what they
+ * register, and matching a found device to one of them (driver id first,
+ * then the match table by name, modalias, PCI id; match_device; the ABI
+ * range), then alloc_device. */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core.h"
+
+/* ---- which providers drive devices ---------------------------------------- */
+
+static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
+static int mode;
+
+static void read_mode(void)
+{
+	const char *v = getenv("SOFTVERBS_PROVIDERS");
+
+	if (!v || !*v || !strcmp(v, "native")) {
+		mode = SV_PROVIDERS_NATIVE;
+	} else if (!strcmp(v, "rdma-core")) {
+		mode = SV_PROVIDERS_RDMA_CORE;
+		sv_info("SOFTVERBS_PROVIDERS=rdma-core: rdma-core's provider libraries drive every device");
+	} else {
+		sv_complain("SOFTVERBS_PROVIDERS=%s is not understood (use \"native\" or \"rdma-core\"); no device is listed",
+			    v);
+		mode = -EINVAL;
+	}
+}
+
+int sv_provider_mode(void)
+{
+	pthread_once(&mode_once, read_mode);
+	return mode;
+}
+
+/* ---- registrations ------------------------------------------------------- */
+
+/* Every verbs_register_driver_34() call, in order. A provider registers
+ * from its constructor: when it is dlopen()ed here, or when a program
+ * that links it (perftest links libmlx5) starts. Guarded by drivers_lock;
+ * never shrinks (a provider's ops live as long as its library, which is
+ * never unloaded). */
+static pthread_mutex_t drivers_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct verbs_device_ops **drivers;
+static size_t ndrivers, drivers_cap;
+
+SV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
+{
+	const struct verbs_device_ops **v;
+
+	if (!ops || !ops->name || !ops->alloc_device) {
+		sv_complain("a provider registered itself without a name or alloc_device; ignored");
+		return;
+	}
+	pthread_mutex_lock(&drivers_lock);
+	for (size_t i = 0; i < ndrivers; i++) {
+		if (drivers[i] == ops) {
+			pthread_mutex_unlock(&drivers_lock);
+			return;
+		}
+	}
+	if (ndrivers == drivers_cap) {
+		size_t cap = drivers_cap ? drivers_cap * 2 : 32;
+
+		v = realloc(drivers, cap * sizeof(*v));
+		if (!v) {
+			pthread_mutex_unlock(&drivers_lock);
+			sv_complain("out of memory registering provider %s", ops->name);
+			return;
+		}
+		drivers = v;
+		drivers_cap = cap;
+	}
+	drivers[ndrivers++] = ops;
+	pthread_mutex_unlock(&drivers_lock);
+	sv_dbg("rdma-core provider '%s' registered", ops->name);
+}
+
+size_t sv_rdmacore_driver_count(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&drivers_lock);
+	n = ndrivers;
+	pthread_mutex_unlock(&drivers_lock);
+	return n;
+}
+
+const struct verbs_device_ops *sv_rdmacore_driver(size_t i)
+{
+	const struct verbs_device_ops *ops = NULL;
+
+	pthread_mutex_lock(&drivers_lock);
+	if (i < ndrivers)
+		ops = drivers[i];
+	pthread_mutex_unlock(&drivers_lock);
+	return ops;
+}
+
+/* ---- loading the libraries ------------------------------------------------ */
+
+#define PROVIDER_SUFFIX "-rdmav34.so"
+
+/* Where the libraries and their config are; white-box tests point these
+ * elsewhere (sv_rdmacore_set_dirs). */
+static const char *config_dir = SV_RDMA_CORE_CONFIG_DIR;
+static const char *provider_dir = SV_RDMA_CORE_PROVIDER_DIR;
+
+void sv_rdmacore_set_dirs(const char *config, const char *providers)
+{
+	config_dir = config ? config : SV_RDMA_CORE_CONFIG_DIR;
+	provider_dir = providers ? providers : SV_RDMA_CORE_PROVIDER_DIR;
+}
+
+static void load_one(const char *name)
+{
+	char path[IBV_SYSFS_PATH_MAX];
+	int n;
+
+	/* An absolute path gets the suffix and is opened as it is. */
+	if (name[0] == '/')
+		n = snprintf(path, sizeof(path), "%s" PROVIDER_SUFFIX, name);
+	else
+		n = snprintf(path, sizeof(path), "%s/lib%s" PROVIDER_SUFFIX,
+			     provider_dir, name);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		sv_complain("provider name too long: %.64s...; skipped", name);
+		return;
+	}
+	if (dlopen(path, RTLD_NOW)) {
+		sv_dbg("loaded %s", path);
+		return;
+	}
+	if (name[0] != '/') {
+		/* then the library search path, as rdma-core falls back */
+		char *err = strdup(dlerror());
+
+		snprintf(path, sizeof(path), "lib%s" PROVIDER_SUFFIX, name);
+		if (dlopen(path, RTLD_NOW)) {
+			sv_dbg("loaded %s from the library search path", path);
+			free(err);
+			return;
+		}
+		sv_complain("could not load provider '%s': %s", name,
+			    err ? err : "?");
+		free(err);
+		return;
+	}
+	sv_complain("could not load provider %s: %s", path, dlerror());
+}
+
+/* A name list, one entry per "driver NAME" line or RDMAV_DRIVERS item. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static void names_add(struct names *nl, const char *name, size_t len)
+{
+	char *copy;
+
+	if (!len)
+		return;
+	if (nl->n == nl->cap) {
+		size_t cap = nl->cap ? nl->cap * 2 : 32;
+		char **v = realloc(nl->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		nl->v = v;
+		nl->cap = cap;
+	}
+	copy = strndup(name, len);
+	if (copy)
+		nl->v[nl->n++] = copy;
+}
+
+static void read_config_file(const char *path, struct names *nl)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f) {
+		sv_warn("cannot read provider config file %s: %s", path,
+			strerror(errno));
+		return;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		char *p = line + strspn(line, " \t");
+		size_t len = strcspn(p, " \t\n");
+
+		if (*p == '\n' || *p == '#' || !*p)
+			continue;
+		if (len == 6 && !strncmp(p, "driver", 6)) {
+			p += len;
+			p += strspn(p, " \t");
+			len = strcspn(p, " \t\n");
+			if (len) {
+				names_add(nl, p, len);
+				continue;
+			}
+		}
+		sv_warn("%s: ignoring the line \"%.*s\"", path,
+			(int)strcspn(line, "\n"), line);
+	}
+	free(line);
+	fclose(f);
+}
+
+static int is_config(const struct dirent *de)
+{
+	return de->d_name[0] != '.';
+}
+
+static void read_config_dir(struct names *nl)
+{
+	const char *dir = config_dir;
+	struct dirent **ents;
+	int n;
+
+	n = scandir(dir, &ents, is_config, alphasort);
+	if (n < 0) {
+		sv_warn("cannot open the provider config directory %s: %s", dir,
+			strerror(errno));
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[IBV_SYSFS_PATH_MAX];
+		struct stat st;
+
+		if (snprintf(path, sizeof(path), "%s/%s", dir,
+			     ents[i]->d_name) < (int)sizeof(path) &&
+		    !stat(path, &st) && S_ISREG(st.st_mode))
+			read_config_file(path, nl);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void load_all(void)
+{
+	struct names nl = { 0 };
+	const char *env = NULL;
+
+	/* The caller's own providers first (not for setuid programs), as
+	 * rdma-core tries them before the system's. */
+	if (getuid() == geteuid()) {
+		env = getenv("RDMAV_DRIVERS");
+		if (!env)
+			env = getenv("IBV_DRIVERS");
+	}
+	for (const char *p = env; p && *p;) {
+		size_t len = strcspn(p, ":;");
+
+		names_add(&nl, p, len);
+		p += len;
+		p += *p != 0;
+	}
+	read_config_dir(&nl);
+	for (size_t i = 0; i < nl.n; i++) {
+		load_one(nl.v[i]);
+		free(nl.v[i]);
+	}
+	free(nl.v);
+}
+
+static int loaded; /* the device registry lock */
+
+void sv_rdmacore_reset(void)
+{
+	loaded = 0;
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+static int read_modalias(struct verbs_sysfs_dev *sd)
+{
+	if (!(sd->flags & VSYSFS_READ_MODALIAS)) {
+		sd->flags |= VSYSFS_READ_MODALIAS;
+		if (sv_read_sysfs(sd->ibdev_path, "device/modalias", sd->modalias,
+				  sizeof(sd->modalias)) <= 0)
+			sd->modalias[0] = 0;
+	}
+	return sd->modalias[0] != 0;
+}
+
+/* One modalias-like string against one table row. */
+static int row_matches_alias(const struct verbs_match_ent *e, const char *alias)
+{
+	char pci[64];
+
+	switch (e->kind) {
+	case VERBS_MATCH_MODALIAS:
+		return e->u.modalias && !fnmatch(e->u.modalias, alias, 0);
+	case VERBS_MATCH_PCI:
+		/* the kernel's PCI modalias: pci:vVVVVVVVVdDDDDDDDDsv... */
+		snprintf(pci, sizeof(pci), "pci:v%08Xd%08Xsv*", e->vendor,
+			 e->device);
+		return !fnmatch(pci, alias, 0);
+	default:
+		return 0;
+	}
+}
+
+static const struct verbs_match_ent *match_by_id(const struct verbs_device_ops *ops,
+						 const struct verbs_sysfs_dev *sd)
+{
+	if (sd->driver_id == RDMA_DRIVER_UNKNOWN || !ops->match_table)
+		return NULL;
+	for (const struct verbs_match_ent *e = ops->match_table; e->kind; e++)
+		if (e->kind == VERBS_MATCH_DRIVER_ID && e->u.driver_id == sd->driver_id)
+			return e;
+	return NULL;
+}
+
+static const struct verbs_match_ent *match_table(const struct verbs_device_ops *ops,
+						 struct verbs_sysfs_dev *sd)
+{
+	const struct verbs_match_ent *e;
+	char name[IBV_SYSFS_NAME_MAX + 16];
+
+	if (!ops->match_table)
+		return NULL;
+	e = match_by_id(ops, sd);
+	if (e)
+		return e;
+	/* the device name, as the pattern "rdma_device:N<name>" */
+	snprintf(name, sizeof(name), "rdma_device:N%s", sd->ibdev_name);
+	for (e = ops->match_table; e->kind; e++)
+		if (row_matches_alias(e, name))
+			return e;
+	if (!read_modalias(sd))
+		return NULL;
+	for (e = ops->match_table; e->kind; e++)
+		if (row_matches_alias(e, sd->modalias))
+			return e;
+	return NULL;
+}
+
+static int provider_matches(const struct verbs_device_ops *ops,
+			    struct verbs_sysfs_dev *sd)
+{
+	sd->match = match_table(ops, sd);
+	/* match_device, when there is one, decides (it may look at
+	 * sd->match); without it a table row must have matched */
+	if (ops->match_device ? !ops->match_device(sd) : !sd->match)
+		return 0;
+	if (sd->abi_ver < ops->match_min_abi_version ||
+	    sd->abi_ver > ops->match_max_abi_version) {
+		sv_warn("%s: provider %s speaks uverbs ABI %u..%u, the kernel %u",
+			sd->ibdev_name, ops->name, ops->match_min_abi_version,
+			ops->match_max_abi_version, sd->abi_ver);
+		return 0;
+	}
+	return 1;
+}
+
+/* The file a provider's ops live in, for the log. */
+static const char *library_of(const struct verbs_device_ops *ops)
+{
+	Dl_info info;
+
+	if (dladdr(ops, &info) && info.dli_fname)
+		return info.dli_fname;
+	return "?";
+}
+
+static struct verbs_device *try_provider(const struct verbs_device_ops *ops,
+					 struct sv_sysfs_dev *s)
+{
+	struct verbs_device *vdev;
+
+	if (!provider_matches(ops, &s->sd))
+		return NULL;
+	vdev = ops->alloc_device(&s->sd);
+	if (!vdev) {
+		sv_complain("%s: provider %s could not allocate its device",
+			    s->sd.ibdev_name, ops->name);
+		return NULL;
+	}
+	vdev->ops = ops;
+	sv_info("%s (%s): driven by rdma-core's %s provider (%s)",
+		s->sd.ibdev_name, s->sd.sysfs_name, ops->name, library_of(ops));
+	return vdev;
+}
+
+/* Matching by driver id wins over the other kinds, whichever provider
+ * registered first; then the first provider that matches at all. */
+static struct verbs_device *try_registered(struct sv_sysfs_dev *s)
+{
+	struct verbs_device *vdev;
+	const struct verbs_device_ops *ops;
+
+	for (size_t i = 0; (ops = sv_rdmacore_driver(i)); i++)
+		if (match_by_id(ops, &s->sd) && (vdev = try_provider(ops, s)))
+			return vdev;
+	for (size_t i = 0; (ops = sv_rdmacore_driver(i)); i++)
+		if ((vdev = try_provider(ops, s)))
+			return vdev;
+	return NULL;
+}
+
+struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s)
+{
+	return try_registered(s);
+}
+
+/* Like rdma-core, the libraries are loaded once, when the first device
+ * no registered provider drives turns up. */
+int sv_rdmacore_load(void)
+{
+	if (loaded)
+		return 0;
+	loaded = 1;
+	load_all();
+	return 1;
+}
+
+void sv_rdmacore_free_device(struct verbs_device *vdev)
+{
+	if (vdev->ops) {
+		if (vdev->ops->uninit_device)
+			vdev->ops->uninit_device(vdev);
+	} else {
+		free(vdev);
+	}
+}

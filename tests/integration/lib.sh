@@ -1,0 +1,150 @@
+# tests/integration/lib.sh -- sourced by the integration shell tests that
+# run Debian's programs inside the test VM: one preamble, one way to start
+# a softverbs end or an rdma-core end, one PASS/FAIL bookkeeping, and the
+# check that a softverbs end really ran on softverbs (and, with
+# SOFTVERBS_PROVIDERS=rdma-core, on rdma-core's provider library).
+#
+#   . "$(dirname "$0")/lib.sh"; sv_init NAME "$@"
+#
+# After sv_init: $here (this folder), $libdir (softverbs' library folder:
+# $SOFTVERBS_LIBDIR, default lib/.libs of this tree), $work (a scratch
+# folder removed at exit), $verbose (1 with -v), pass=0 fail=0.
+# Tests exit 77 (skip) through skip() when something they need is missing.
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+sv_init() {
+    sv_name=$1
+    shift
+    verbose=0
+    [ "${1:-}" = -v ] && verbose=1
+    here=$(cd "$(dirname "$0")" && pwd)
+    libdir=${SOFTVERBS_LIBDIR:-$here/../../lib/.libs}
+    [ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
+    libdir=$(cd "$libdir" && pwd)
+    # the maps probe (tests/integration/maps_probe.c), built by make check
+    sv_probe=
+    for p in "${top_builddir:-.}/tests/integration/.libs/libsvmapsprobe.so" \
+        "$here/.libs/libsvmapsprobe.so"; do
+        [ -e "$p" ] && { sv_probe=$(cd "$(dirname "$p")" && pwd)/$(basename "$p"); break; }
+    done
+    [ -n "$sv_probe" ] || skip "tests/integration/.libs/libsvmapsprobe.so is not built (make check)"
+    work=$(mktemp -d "/tmp/$sv_name.XXXXXX") || exit 1
+    trap 'rm -rf "$work"' EXIT
+    mkdir -p "$work/maps"
+    pass=0 fail=0
+}
+
+# sv_need_dev VAR: the device named by $VAR exists (run inside tests/vm/run)
+sv_need_dev() {
+    local dev=${!1:-}
+    if [ -z "$dev" ] || [ ! -e "/sys/class/infiniband/$dev" ]; then
+        skip "no device in $1 ('$dev'): run inside tests/vm/run"
+    fi
+}
+
+# sv_need_cmd CMD PACKAGE
+sv_need_cmd() {
+    command -v "$1" > /dev/null || skip "$1 missing (apt-get install $2)"
+}
+
+# sv_require_loads PROG: LD_LIBRARY_PATH=$libdir makes PROG load softverbs
+sv_require_loads() {
+    LD_LIBRARY_PATH=$libdir ldd "$(command -v "$1")" |
+        grep -q "$libdir/libibverbs.so.1" ||
+        { echo "FAIL: LD_LIBRARY_PATH=$libdir does not make $1 load softverbs"; exit 1; }
+}
+
+label() {
+    if [ "$1" = sv ]; then echo softverbs; else echo rdma-core; fi
+}
+
+# sv_env sv|rc: SV_ENV=(...) the environment of one end, for env(1)
+sv_env() {
+    if [ "$1" = sv ]; then
+        SV_ENV=(LD_LIBRARY_PATH="$libdir" LD_PRELOAD="$sv_probe"
+                SV_MAPS_DIR="$work/maps")
+    else
+        SV_ENV=(LD_LIBRARY_PATH= LD_PRELOAD= SV_MAPS_DIR=)
+    fi
+}
+
+# listening PORT: a TCP socket listens on it
+listening() {
+    ss -Hltn "sport = :$1" 2> /dev/null | grep -q .
+}
+
+# sv_wait_port PORT PID: until PORT listens or PID is gone (10 s)
+sv_wait_port() {
+    for _ in $(seq 100); do
+        listening "$1" && return 0
+        kill -0 "$2" 2> /dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# sv_provider_lib DEV: the rdma-core provider library that drives DEV
+sv_provider_lib() {
+    case $1 in
+        rxe*) echo librxe-rdmav34.so ;;
+        siw*) echo libsiw-rdmav34.so ;;
+        vmw_pvrdma*) echo libvmw_pvrdma-rdmav34.so ;;
+        *) echo "lib?-rdmav34.so" ;;
+    esac
+}
+
+# sv_maps_check DEV...: every softverbs end that exited since the last
+# call (a maps.<pid> file from the probe) had softverbs' libibverbs mapped,
+# and the provider libraries that match the mode: rdma-core's for each DEV
+# under SOFTVERBS_PROVIDERS=rdma-core, none of rdma-core's for rxe/siw in
+# the native mode. Prints why not; clears the files. 0 ok, 1 not.
+sv_maps_check() {
+    local dev want f n=0 bad=0
+    for f in "$work"/maps/maps.*; do
+        [ -e "$f" ] || continue
+        n=$((n + 1))
+        if ! grep -q " $libdir/libibverbs.so" "$f"; then
+            echo "  maps: $(head -n 1 "$f") did not map softverbs' libibverbs from $libdir:"
+            grep libibverbs "$f" | sed 's/^/    /' | head -n 3
+            bad=1
+        fi
+        if [ "${SOFTVERBS_PROVIDERS:-native}" = rdma-core ]; then
+            for dev in "$@"; do
+                want=$(sv_provider_lib "$dev")
+                grep -q "/$want\$" "$f" || {
+                    echo "  maps: $(head -n 1 "$f") did not map rdma-core's $want"
+                    bad=1
+                }
+            done
+        elif grep -qE '/lib(rxe|siw)-rdmav34.so$' "$f"; then
+            echo "  maps: $(head -n 1 "$f") mapped an rdma-core provider in native mode"
+            bad=1
+        fi
+    done
+    rm -f "$work"/maps/maps.*
+    if [ $n = 0 ]; then
+        echo "  maps: no softverbs end left a maps record (did it exit normally?)"
+        return 1
+    fi
+    return $bad
+}
+
+# sv_result NAME OK [DETAIL...]: count and print one case
+sv_result() {
+    local name=$1 ok=$2
+    shift 2
+    if [ "$ok" = 1 ]; then
+        echo "PASS: $name"
+        pass=$((pass + 1))
+    else
+        echo "FAIL: $name${1:+: $*}"
+        fail=$((fail + 1))
+    fi
+}
+
+# sv_finish: the summary line; the exit status of the test
+sv_finish() {
+    echo "$sv_name: $pass passed, $fail failed"
+    [ $fail = 0 ]
+}

@@ -1,0 +1,2127 @@
+/* rdma-core 44's provider command ABI (IBVERBS_PRIVATE_34) against
+ * recorded bytes: execute_ioctl over struct ibv_command_buffer chains
+ * (linearizing, UHW_IN inlining, copying answers back to the provider's
+ * own attributes) and every ibv_cmd_* of lib/cmd34_*.c — the command
+ * each sends (headers, core payload, driver trailers, attributes) and
+ * where the kernel's answer lands (the verbs_* objects, the provider's
+ * response buffers). Hooks on sv_cmd_write_fn / sv_cmd_ioctl_fn play the
+ * kernel. No soft provider uses these at runtime, so this is their
+ * evidence. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+#define FAKE_FD 78
+
+/* ---- the fake kernel: write() ------------------------------------------------ */
+
+static uint8_t wcmd[8192];      /* the last write */
+static size_t wlen;
+static int nwrites;
+static int write_errno;         /* fail the write (after answering) */
+static uint8_t wreply[1024];    /* copied to the response address */
+static size_t wreply_len;
+
+static uint16_t u16_at(const uint8_t *p, size_t off)
+{
+	uint16_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static uint32_t u32_at(const uint8_t *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static uint64_t u64_at(const uint8_t *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static ssize_t fake_write(int fd, const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	uint64_t resp = 0;
+	size_t out;
+
+	ck_assert_int_eq(fd, FAKE_FD);
+	ck_assert_uint_le(len, sizeof(wcmd));
+	memcpy(wcmd, buf, len);
+	wlen = len;
+	nwrites++;
+	/* the response: its address in the extended header, or the first
+	 * u64 of a legacy command that has one */
+	if (u32_at(b, 0) & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		resp = u64_at(b, 8);
+		out = (size_t)u16_at(b, 6) * 8 + (size_t)u16_at(b, 18) * 8;
+	} else {
+		out = (size_t)u16_at(b, 6) * 4;
+		if (out)
+			resp = u64_at(b, 8);
+	}
+	/* like the kernel, answer even when failing (POST_* report the
+	 * bad work request that way) */
+	if (out && resp)
+		memcpy((void *)(uintptr_t)resp, wreply,
+		       wreply_len < out ? wreply_len : out);
+	if (write_errno) {
+		errno = write_errno;
+		return -1;
+	}
+	return (ssize_t)len;
+}
+
+static void set_wreply(const void *data, size_t len)
+{
+	ck_assert_uint_le(len, sizeof(wreply));
+	memcpy(wreply, data, len);
+	wreply_len = len;
+}
+
+/* legacy header: command, in_words, out_words (in 4-byte words) */
+static void assert_hdr(uint32_t command, unsigned int in_words,
+		       unsigned int out_words)
+{
+	ck_assert_uint_eq(u32_at(wcmd, 0), command);
+	ck_assert_uint_eq(u16_at(wcmd, 4), in_words);
+	ck_assert_uint_eq(u16_at(wcmd, 6), out_words);
+	ck_assert_uint_eq(wlen, in_words * 4);
+}
+
+/* extended header: core words and provider words (8-byte words), and
+ * whether a response address is given */
+static void assert_ex_hdr(uint32_t command, unsigned int in_words,
+			  unsigned int out_words, unsigned int drv_in,
+			  unsigned int drv_out)
+{
+	ck_assert_uint_eq(u32_at(wcmd, 0),
+			  IB_USER_VERBS_CMD_FLAG_EXTENDED | command);
+	ck_assert_uint_eq(u16_at(wcmd, 4), in_words);
+	ck_assert_uint_eq(u16_at(wcmd, 6), out_words);
+	ck_assert_uint_eq(u16_at(wcmd, 16), drv_in);
+	ck_assert_uint_eq(u16_at(wcmd, 18), drv_out);
+	ck_assert_uint_eq(u32_at(wcmd, 20), 0); /* cmd_hdr_reserved */
+	ck_assert(out_words + drv_out ? u64_at(wcmd, 8) != 0
+				      : u64_at(wcmd, 8) == 0);
+	ck_assert_uint_eq(wlen, 24 + (in_words + drv_in) * 8);
+}
+
+/* ---- the fake kernel: ioctl() ---------------------------------------------------- */
+
+#define MAX_REC 32
+static struct {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[MAX_REC];
+} rec;                          /* the command as the kernel saw it */
+static uint8_t rec_ptr[MAX_REC][64]; /* bytes behind pointer attributes */
+static int nioctls;
+static int ioctl_errno;
+
+/* what the kernel answers: an object handle (bytes NULL) or bytes
+ * written to the attribute's buffer */
+struct answer {
+	uint16_t attr_id;
+	uint64_t obj;
+	const void *bytes;
+	size_t len;
+};
+static struct answer answers[8];
+static int nanswers;
+
+static void answer_obj(uint16_t attr_id, uint64_t handle)
+{
+	answers[nanswers++] = (struct answer){ attr_id, handle, NULL, 0 };
+}
+
+static void answer_bytes(uint16_t attr_id, const void *bytes, size_t len)
+{
+	answers[nanswers++] = (struct answer){ attr_id, 0, bytes, len };
+}
+
+static int fake_ioctl(int fd, unsigned long request, void *arg)
+{
+	struct ib_uverbs_ioctl_hdr *hdr = arg;
+	unsigned int i;
+	int j;
+
+	ck_assert_int_eq(fd, FAKE_FD);
+	ck_assert_uint_eq(request, RDMA_VERBS_IOCTL);
+	ck_assert_uint_le(hdr->num_attrs, MAX_REC);
+	ck_assert_uint_eq(hdr->length,
+			  sizeof(*hdr) + hdr->num_attrs * sizeof(hdr->attrs[0]));
+	nioctls++;
+	memcpy(&rec, hdr, hdr->length);
+	for (i = 0; i < hdr->num_attrs; i++) {
+		const struct ib_uverbs_attr *a = &hdr->attrs[i];
+
+		if (a->len > 8)
+			memcpy(rec_ptr[i], (const void *)(uintptr_t)a->data,
+			       a->len < 64 ? a->len : 64);
+	}
+	if (ioctl_errno) {
+		errno = ioctl_errno;
+		return -1;
+	}
+	for (j = 0; j < nanswers; j++) {
+		for (i = 0; i < hdr->num_attrs; i++) {
+			struct ib_uverbs_attr *a = &hdr->attrs[i];
+
+			if (a->attr_id != answers[j].attr_id)
+				continue;
+			if (answers[j].bytes) {
+				ck_assert_uint_le(answers[j].len, a->len);
+				memcpy((void *)(uintptr_t)a->data,
+				       answers[j].bytes, answers[j].len);
+				a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+			} else {
+				a->data = answers[j].obj;
+			}
+		}
+	}
+	return 0;
+}
+
+/* the recorded attribute with this id (the test fails without it) */
+static const struct ib_uverbs_attr *rec_attr(uint16_t attr_id, int *idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < rec.hdr.num_attrs; i++)
+		if (rec.attrs[i].attr_id == attr_id) {
+			if (idx)
+				*idx = (int)i;
+			return &rec.attrs[i];
+		}
+	ck_abort_msg("attribute 0x%x not sent", attr_id);
+	return NULL;
+}
+
+static void assert_rec(uint16_t object_id, uint16_t method_id,
+		       unsigned int num_attrs)
+{
+	ck_assert_int_eq(nioctls, 1);
+	ck_assert_uint_eq(rec.hdr.object_id, object_id);
+	ck_assert_uint_eq(rec.hdr.method_id, method_id);
+	ck_assert_uint_eq(rec.hdr.num_attrs, num_attrs);
+	ck_assert_uint_eq(rec.hdr.driver_id, RDMA_DRIVER_MLX5);
+	ck_assert(rec.hdr.reserved1 == 0);
+	ck_assert_uint_eq(rec.hdr.reserved2, 0);
+}
+
+/* an inline input of len bytes holding val */
+static void assert_in_u64(uint16_t attr_id, uint64_t val)
+{
+	const struct ib_uverbs_attr *a = rec_attr(attr_id, NULL);
+
+	ck_assert_uint_eq(a->len, 8);
+	ck_assert(a->data == val);
+	ck_assert_uint_eq(a->flags, UVERBS_ATTR_F_MANDATORY);
+}
+
+static void assert_in_u32(uint16_t attr_id, uint32_t val)
+{
+	const struct ib_uverbs_attr *a = rec_attr(attr_id, NULL);
+
+	ck_assert_uint_eq(a->len, 4);
+	ck_assert(a->data == val); /* the upper half zero */
+	ck_assert_uint_eq(a->flags, UVERBS_ATTR_F_MANDATORY);
+}
+
+/* an object handle going in (IDR: len 0) */
+static void assert_in_obj(uint16_t attr_id, uint32_t handle)
+{
+	const struct ib_uverbs_attr *a = rec_attr(attr_id, NULL);
+
+	ck_assert_uint_eq(a->len, 0);
+	ck_assert(a->data == handle);
+}
+
+/* an output buffer: its address and size */
+static void assert_out(uint16_t attr_id, const void *buf, size_t len)
+{
+	const struct ib_uverbs_attr *a = rec_attr(attr_id, NULL);
+
+	ck_assert_uint_eq(a->len, len);
+	ck_assert(a->data == (uintptr_t)buf);
+	ck_assert_uint_eq(a->flags, UVERBS_ATTR_F_MANDATORY);
+}
+
+/* ---- a context, as an rdma-core provider's would be ----------------------------- */
+
+static struct sv_context *ctx;
+static struct ibv_context *ibctx;
+static struct verbs_device vdev;
+
+static void setup(void)
+{
+	ctx = calloc(1, sizeof(*ctx));
+	ck_assert_ptr_nonnull(ctx);
+	ctx->core.ops = sv_default_ops;
+	ctx->core.driver_id = RDMA_DRIVER_MLX5;
+	ctx->vctx.sz = sizeof(ctx->vctx);
+	ctx->vctx.priv = &ctx->core;
+	ibctx = &ctx->vctx.context;
+	memset(&vdev, 0, sizeof(vdev));
+	ibctx->device = &vdev.device;
+	ibctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	ibctx->cmd_fd = FAKE_FD;
+	ibctx->async_fd = -1;
+	ibctx->num_comp_vectors = 1;
+	pthread_mutex_init(&ibctx->mutex, NULL);
+	sv_cmd_write_fn = fake_write;
+	sv_cmd_ioctl_fn = fake_ioctl;
+	nwrites = 0;
+	write_errno = 0;
+	wreply_len = 0;
+	memset(wcmd, 0, sizeof(wcmd));
+	nioctls = 0;
+	ioctl_errno = 0;
+	nanswers = 0;
+	memset(&rec, 0, sizeof(rec));
+	verbs_allow_disassociate_destroy = false;
+}
+
+static void teardown(void)
+{
+	free(ctx);
+}
+
+/* ---- a provider's side of the command buffer (rdma-core's inline
+ * cmd_ioctl.h, as compiled into libmlx5 and the others) ----------------------- */
+
+/* buffers with room for up to 16 attributes */
+struct pv_cmdb {
+	struct ibv_command_buffer b;
+	struct ib_uverbs_attr room[16];
+};
+_Static_assert(offsetof(struct pv_cmdb, room) ==
+		       offsetof(struct ibv_command_buffer, hdr.attrs),
+	       "attributes follow the buffer");
+
+static struct ibv_command_buffer *pv_init(struct pv_cmdb *c, uint16_t object,
+					  uint16_t method, unsigned int nattrs,
+					  struct ibv_command_buffer *link)
+{
+	memset(c, 0, sizeof(*c));
+	c->b.next = link;
+	c->b.hdr.object_id = object;
+	c->b.hdr.method_id = method;
+	c->b.uhw_in_idx = SV_UHW_NO_INDEX;
+	c->b.uhw_out_idx = SV_UHW_NO_INDEX;
+	c->b.next_attr = c->b.hdr.attrs;
+	c->b.last_attr = c->b.hdr.attrs + nattrs;
+	return &c->b;
+}
+
+static struct ib_uverbs_attr *pv_next(struct ibv_command_buffer *b,
+				      uint16_t id)
+{
+	struct ib_uverbs_attr *a;
+
+	ck_assert(b->next_attr < b->last_attr);
+	a = b->next_attr++;
+	memset(a, 0, sizeof(*a));
+	a->attr_id = id;
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	return a;
+}
+
+static struct ib_uverbs_attr *pv_in_u32(struct ibv_command_buffer *b,
+					uint16_t id, uint32_t v)
+{
+	struct ib_uverbs_attr *a = pv_next(b, id);
+
+	a->len = sizeof(v);
+	memcpy(&a->data, &v, sizeof(v));
+	return a;
+}
+
+static struct ib_uverbs_attr *pv_out_obj(struct ibv_command_buffer *b,
+					 uint16_t id)
+{
+	return pv_next(b, id);
+}
+
+static struct ib_uverbs_attr *pv_ptr(struct ibv_command_buffer *b,
+				     uint16_t id, const void *p, size_t len)
+{
+	struct ib_uverbs_attr *a = pv_next(b, id);
+
+	a->len = (uint16_t)len;
+	a->data = (uintptr_t)p;
+	return a;
+}
+
+/* rdma-core's _write_set_uhw: driver data kept as pointers (UHW_IN too,
+ * until execute_ioctl), their indexes noted */
+static void pv_set_uhw(struct ibv_command_buffer *b, const void *in,
+		       size_t in_len, void *out, size_t out_len)
+{
+	if (in_len)
+		b->uhw_in_idx = (uint8_t)(pv_ptr(b, UVERBS_ATTR_UHW_IN, in,
+						 in_len) - b->hdr.attrs);
+	if (out_len)
+		b->uhw_out_idx = (uint8_t)(pv_ptr(b, UVERBS_ATTR_UHW_OUT, out,
+						  out_len) - b->hdr.attrs);
+}
+
+/* driver attributes live in the driver's id space, which UHW_IN/OUT
+ * share (they never meet in one method); keep clear of those two */
+#define DRV_ATTR(n) ((uint16_t)(UVERBS_UDATA_DRIVER_DATA_FLAG | (0x10 + (n))))
+
+/* ---- execute_ioctl ---------------------------------------------------------------- */
+
+START_TEST(final_num_attrs_counts_every_link)
+{
+	struct pv_cmdb l1, l2;
+	struct ibv_command_buffer *b1, *b2;
+
+	b2 = pv_init(&l2, 1, 2, 16, NULL);
+	pv_in_u32(b2, DRV_ATTR(1), 1);
+	pv_in_u32(b2, DRV_ATTR(2), 2);
+	pv_in_u32(b2, DRV_ATTR(3), 3);
+	b1 = pv_init(&l1, 1, 2, 16, b2);
+	pv_in_u32(b1, DRV_ATTR(4), 4);
+	pv_in_u32(b1, DRV_ATTR(5), 5);
+	ck_assert_uint_eq(__ioctl_final_num_attrs(4, NULL), 4);
+	ck_assert_uint_eq(__ioctl_final_num_attrs(4, b2), 7);
+	ck_assert_uint_eq(__ioctl_final_num_attrs(4, b1), 9);
+}
+END_TEST
+
+/* The shape of every provider command with a compat buffer: our buffer
+ * (own attributes) -> the compat buffer (UHW_IN/UHW_OUT) -> the
+ * provider's buffer (driver attributes, an output object). */
+struct chain {
+	struct pv_cmdb cmd, compat, drv;
+	struct ibv_command_buffer *b;
+	uint32_t out_val;
+	uint8_t uhw_out[16];
+	uint32_t drv_out;
+	struct ib_uverbs_attr *uhw_in_attr, *drv_obj, *drv_ptr;
+};
+
+static void build_chain(struct chain *c, const void *uhw_in, size_t uhw_len)
+{
+	struct ibv_command_buffer *drv, *compat;
+
+	drv = pv_init(&c->drv, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 4,
+		      NULL);
+	c->drv_obj = pv_out_obj(drv, DRV_ATTR(1));
+	c->drv_ptr = pv_ptr(drv, DRV_ATTR(2), &c->drv_out, sizeof(c->drv_out));
+	compat = pv_init(&c->compat, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
+			 2, drv);
+	pv_set_uhw(compat, uhw_in, uhw_len, c->uhw_out, sizeof(c->uhw_out));
+	c->uhw_in_attr = &c->compat.b.hdr.attrs[c->compat.b.uhw_in_idx];
+	/* ours: two attributes plus the four linked ones */
+	c->b = pv_init(&c->cmd, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
+		       __ioctl_final_num_attrs(2, compat), compat);
+	pv_in_u32(c->b, 1, 0x11);
+	pv_ptr(c->b, 2, &c->out_val, sizeof(c->out_val));
+}
+
+START_TEST(chain_is_linearized_and_answers_copied_back)
+{
+	const uint64_t drv_in = 0x8877665544332211ULL;
+	const uint8_t uhw_answer[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	const uint32_t out_answer = 0xfeed, drv_answer = 0xbeef;
+	struct chain c;
+	int i;
+
+	build_chain(&c, &drv_in, sizeof(drv_in));
+	/* garbage the kernel must not see */
+	c.b->hdr.reserved1 = 0xdead;
+	c.b->hdr.reserved2 = 0xbeef;
+	c.b->hdr.driver_id = 99;
+	answer_obj(DRV_ATTR(1), 0x77);
+	answer_bytes(2, &out_answer, sizeof(out_answer));
+	answer_bytes(UVERBS_ATTR_UHW_OUT, uhw_answer, sizeof(uhw_answer));
+	answer_bytes(DRV_ATTR(2), &drv_answer, sizeof(drv_answer));
+
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), 0);
+	assert_rec(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 6);
+	ck_assert_uint_eq(rec.hdr.length, 24 + 6 * 16);
+	/* ours first, then each link in chain order */
+	ck_assert_uint_eq(rec.attrs[0].attr_id, 1);
+	ck_assert_uint_eq(rec.attrs[1].attr_id, 2);
+	ck_assert_uint_eq(rec.attrs[2].attr_id, UVERBS_ATTR_UHW_IN);
+	ck_assert_uint_eq(rec.attrs[3].attr_id, UVERBS_ATTR_UHW_OUT);
+	ck_assert_uint_eq(rec.attrs[4].attr_id, DRV_ATTR(1));
+	ck_assert_uint_eq(rec.attrs[5].attr_id, DRV_ATTR(2));
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(rec.attrs[i].flags, UVERBS_ATTR_F_MANDATORY);
+	/* the 8-byte UHW_IN went inline, the UHW_OUT stays an address */
+	ck_assert_uint_eq(rec.attrs[2].len, 8);
+	ck_assert(rec.attrs[2].data == drv_in);
+	ck_assert_uint_eq(rec.attrs[3].len, 16);
+	ck_assert(rec.attrs[3].data == (uintptr_t)c.uhw_out);
+
+	/* answers where the provider looks: its own attribute structs */
+	ck_assert(c.drv_obj->data == 0x77);
+	ck_assert_uint_eq(c.drv_ptr->flags,
+			  UVERBS_ATTR_F_MANDATORY | UVERBS_ATTR_F_VALID_OUTPUT);
+	ck_assert_uint_eq(c.drv_out, drv_answer);
+	ck_assert_uint_eq(c.out_val, out_answer);
+	ck_assert_mem_eq(c.uhw_out, uhw_answer, sizeof(uhw_answer));
+	ck_assert_uint_eq(c.compat.b.hdr.attrs[1].flags,
+			  UVERBS_ATTR_F_MANDATORY | UVERBS_ATTR_F_VALID_OUTPUT);
+	/* the provider's UHW_IN still describes its buffer */
+	ck_assert(c.uhw_in_attr->data == (uintptr_t)&drv_in);
+	/* our buffer: its own attributes where they were */
+	ck_assert_ptr_eq(c.b->next_attr, c.b->hdr.attrs + 2);
+	ck_assert_uint_eq(c.b->uhw_in_idx, SV_UHW_NO_INDEX);
+}
+END_TEST
+
+START_TEST(uhw_in_longer_than_8_stays_a_pointer)
+{
+	const uint8_t drv_in[12] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0xa, 0xb };
+	struct chain c;
+	int idx;
+
+	build_chain(&c, drv_in, sizeof(drv_in));
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), 0);
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_UHW_IN, &idx)->len, 12);
+	ck_assert(rec.attrs[idx].data == (uintptr_t)drv_in);
+	ck_assert_mem_eq(rec_ptr[idx], drv_in, sizeof(drv_in));
+}
+END_TEST
+
+START_TEST(uhw_in_of_own_buffer_inlined_zero_padded)
+{
+	const uint32_t drv_in = 0xa1b2c3d4;
+	struct pv_cmdb cmd;
+	struct ibv_command_buffer *b;
+	struct ib_uverbs_attr *uhw;
+
+	/* an earlier garbage word behind the pointer must not leak */
+	b = pv_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 3,
+		    NULL);
+	pv_in_u32(b, UVERBS_ATTR_WRITE_CMD, 3);
+	pv_set_uhw(b, &drv_in, sizeof(drv_in), NULL, 0);
+	uhw = &b->hdr.attrs[b->uhw_in_idx];
+	ck_assert_int_eq(execute_ioctl(ibctx, b), 0);
+	ck_assert_uint_eq(rec.hdr.num_attrs, 2);
+	ck_assert_uint_eq(rec.attrs[1].attr_id, UVERBS_ATTR_UHW_IN);
+	ck_assert_uint_eq(rec.attrs[1].len, 4);
+	ck_assert(rec.attrs[1].data == 0xa1b2c3d4ULL);
+	ck_assert(uhw->data == (uintptr_t)&drv_in);
+	/* the same buffer sent again sends the same bytes */
+	ck_assert_int_eq(execute_ioctl(ibctx, b), 0);
+	ck_assert(rec.attrs[1].data == 0xa1b2c3d4ULL);
+	ck_assert_int_eq(nioctls, 2);
+}
+END_TEST
+
+START_TEST(chain_sent_twice_sends_the_same)
+{
+	const uint64_t drv_in = 0x0102030405060708ULL;
+	struct chain c;
+	uint8_t first[sizeof(rec)];
+
+	build_chain(&c, &drv_in, sizeof(drv_in));
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), 0);
+	memcpy(first, &rec, sizeof(rec));
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), 0);
+	ck_assert_mem_eq(first, &rec, 24 + 6 * 16);
+}
+END_TEST
+
+START_TEST(buffer_error_is_einval)
+{
+	struct chain c;
+	const uint64_t drv_in = 1;
+
+	build_chain(&c, &drv_in, sizeof(drv_in));
+	c.b->buffer_error = 1;
+	errno = 0;
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
+	/* a provider's own buffer that could not marshal fails it too */
+	c.b->buffer_error = 0;
+	c.drv.b.buffer_error = 1;
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), EINVAL);
+	ck_assert_int_eq(nioctls, 0);
+}
+END_TEST
+
+START_TEST(no_room_for_links_is_einval)
+{
+	struct pv_cmdb cmd, drv;
+	struct ibv_command_buffer *b, *d;
+
+	d = pv_init(&drv, 1, 1, 4, NULL);
+	pv_in_u32(d, DRV_ATTR(1), 1);
+	pv_in_u32(d, DRV_ATTR(2), 2);
+	/* sized for its own attribute only */
+	b = pv_init(&cmd, 1, 1, 2, d);
+	pv_in_u32(b, 1, 1);
+	ck_assert_int_eq(execute_ioctl(ibctx, b), EINVAL);
+	ck_assert_int_eq(nioctls, 0);
+}
+END_TEST
+
+START_TEST(bad_uhw_index_is_einval)
+{
+	struct pv_cmdb cmd;
+	struct ibv_command_buffer *b;
+
+	b = pv_init(&cmd, 1, 1, 2, NULL);
+	pv_in_u32(b, 1, 1);
+	b->uhw_in_idx = 0; /* not a UHW_IN */
+	ck_assert_int_eq(execute_ioctl(ibctx, b), EINVAL);
+	b->uhw_in_idx = 1; /* past the filled attributes */
+	ck_assert_int_eq(execute_ioctl(ibctx, b), EINVAL);
+	ck_assert_int_eq(nioctls, 0);
+}
+END_TEST
+
+static int fail_silently(int fd, unsigned long request, void *arg)
+{
+	(void)fd; (void)request; (void)arg;
+	errno = 0;
+	return -1;
+}
+
+START_TEST(kernel_error_is_positive_and_leaves_links)
+{
+	const uint64_t drv_in = 0x55;
+	struct chain c;
+
+	build_chain(&c, &drv_in, sizeof(drv_in));
+	answer_obj(DRV_ATTR(1), 0x77);
+	ioctl_errno = EPROTONOSUPPORT;
+	errno = 0;
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), EPROTONOSUPPORT);
+	ck_assert_int_eq(errno, EPROTONOSUPPORT);
+	ck_assert(c.drv_obj->data == 0);
+	/* a write fallback could still use the provider's pointer */
+	ck_assert(c.uhw_in_attr->data == (uintptr_t)&drv_in);
+	/* an ioctl that fails without saying why still fails */
+	sv_cmd_ioctl_fn = fail_silently;
+	ck_assert_int_eq(execute_ioctl(ibctx, c.b), EIO);
+	ck_assert(c.drv_obj->data == 0);
+}
+END_TEST
+
+/* ---- ioctl-only commands ------------------------------------------------------------ */
+
+START_TEST(query_context_with_driver_link)
+{
+	const uint32_t vectors = 7;
+	const uint64_t support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+	struct pv_cmdb drv;
+	struct ibv_command_buffer *d;
+
+	d = pv_init(&drv, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT, 2,
+		    NULL);
+	pv_in_u32(d, DRV_ATTR(1), 0xc0ffee);
+	answer_bytes(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors, 4);
+	answer_bytes(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &support, 8);
+	ck_assert_int_eq(ibv_cmd_query_context(ibctx, d), 0);
+	assert_rec(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT, 3);
+	assert_out(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+		   &ibctx->num_comp_vectors, 4);
+	ck_assert_uint_eq(rec.attrs[1].attr_id,
+			  UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT);
+	ck_assert_uint_eq(rec.attrs[1].len, 8);
+	ck_assert_uint_eq(rec.attrs[2].attr_id, DRV_ATTR(1));
+	ck_assert(rec.attrs[2].data == 0xc0ffee);
+	ck_assert_int_eq(ibctx->num_comp_vectors, 7);
+	ck_assert(vdev.core_support == support);
+	ck_assert(ctx->core.core_support == support);
+
+	/* a kernel without the method: its answer, nothing changed */
+	nioctls = 0;
+	vdev.core_support = 0;
+	ioctl_errno = ENOTTY;
+	ck_assert_int_eq(ibv_cmd_query_context(ibctx, NULL), ENOTTY);
+	ck_assert(vdev.core_support == 0);
+	ck_assert_uint_eq(rec.hdr.num_attrs, 2);
+}
+END_TEST
+
+START_TEST(query_mr_imports)
+{
+	const uint32_t lkey = 0x1234, rkey = 0x5678;
+	const uint64_t length = 1 << 20;
+	struct ibv_pd pd = { .context = NULL, .handle = 3 };
+	struct verbs_mr vmr;
+
+	pd.context = ibctx;
+	memset(&vmr, 0xff, sizeof(vmr));
+	answer_bytes(UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, 4);
+	answer_bytes(UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey, 4);
+	answer_bytes(UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &length, 8);
+	ck_assert_int_eq(ibv_cmd_query_mr(&pd, &vmr, 0x42), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR, 4);
+	assert_in_obj(UVERBS_ATTR_QUERY_MR_HANDLE, 0x42);
+	assert_out(UVERBS_ATTR_QUERY_MR_RESP_LKEY, &vmr.ibv_mr.lkey, 4);
+	assert_out(UVERBS_ATTR_QUERY_MR_RESP_RKEY, &vmr.ibv_mr.rkey, 4);
+	assert_out(UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &vmr.ibv_mr.length, 8);
+	ck_assert_uint_eq(vmr.ibv_mr.lkey, lkey);
+	ck_assert_uint_eq(vmr.ibv_mr.rkey, rkey);
+	ck_assert_uint_eq(vmr.ibv_mr.length, length);
+	ck_assert_uint_eq(vmr.ibv_mr.handle, 0x42);
+	ck_assert_ptr_eq(vmr.ibv_mr.context, ibctx);
+	ck_assert_ptr_eq(vmr.ibv_mr.pd, &pd);
+	ck_assert_ptr_null(vmr.ibv_mr.addr);
+	ck_assert_int_eq(vmr.mr_type, IBV_MR_TYPE_IMPORTED_MR);
+}
+END_TEST
+
+START_TEST(advise_mr_sends_the_sge_list)
+{
+	struct ibv_pd pd = { .context = NULL, .handle = 5 };
+	struct ibv_sge sg[2] = { { 0x1000, 64, 7 }, { 0x3000, 128, 8 } };
+	struct ibv_sge *many;
+	int idx;
+
+	pd.context = ibctx;
+	ck_assert_int_eq(ibv_cmd_advise_mr(&pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					   IBV_ADVISE_MR_FLAG_FLUSH, sg, 2), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4);
+	assert_in_obj(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, 5);
+	assert_in_u64(UVERBS_ATTR_ADVISE_MR_ADVICE,
+		      IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE);
+	assert_in_u32(UVERBS_ATTR_ADVISE_MR_FLAGS, IBV_ADVISE_MR_FLAG_FLUSH);
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_ADVISE_MR_SGE_LIST, &idx)->len,
+			  32);
+	ck_assert(rec.attrs[idx].data == (uintptr_t)sg);
+	ck_assert_mem_eq(rec_ptr[idx], sg, 32);
+
+	/* more than an attribute can carry (64 KiB) */
+	many = calloc(4096, sizeof(*many));
+	ck_assert_ptr_nonnull(many);
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_advise_mr(&pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+					   0, many, 4096), EINVAL);
+	ck_assert_int_eq(nioctls, 0);
+	free(many);
+}
+END_TEST
+
+START_TEST(reg_dmabuf_mr_fills_a_dmabuf_mr)
+{
+	const uint32_t lkey = 0x111, rkey = 0x222;
+	struct ibv_pd pd = { .context = NULL, .handle = 9 };
+	struct verbs_mr vmr;
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+
+	pd.context = ibctx;
+	memset(&vmr, 0, sizeof(vmr));
+	answer_obj(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0x31);
+	answer_bytes(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, 4);
+	answer_bytes(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, 4);
+	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0x2000, 0x10000, 0x7000,
+					       41, access, &vmr), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9);
+	ck_assert_uint_eq(rec.attrs[0].attr_id, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+	assert_in_obj(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 9);
+	assert_in_u64(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 0x2000);
+	assert_in_u64(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, 0x10000);
+	assert_in_u64(UVERBS_ATTR_REG_DMABUF_MR_IOVA, 0x7000);
+	assert_in_u32(UVERBS_ATTR_REG_DMABUF_MR_FD, 41);
+	assert_in_u32(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access);
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY,
+				   NULL)->len, 4);
+	ck_assert_uint_eq(vmr.ibv_mr.handle, 0x31);
+	ck_assert_uint_eq(vmr.ibv_mr.lkey, lkey);
+	ck_assert_uint_eq(vmr.ibv_mr.rkey, rkey);
+	ck_assert_ptr_eq(vmr.ibv_mr.context, ibctx);
+	ck_assert_ptr_eq(vmr.ibv_mr.pd, &pd);
+	ck_assert(vmr.ibv_mr.addr == (void *)0x2000);
+	ck_assert_uint_eq(vmr.ibv_mr.length, 0x10000);
+	/* what keeps ibv_dereg_mr away from the fork-safety map */
+	ck_assert_int_eq(vmr.mr_type, IBV_MR_TYPE_DMABUF_MR);
+	ck_assert_int_eq(vmr.access, access);
+
+	/* the kernel's answer reaches the provider */
+	memset(&vmr, 0, sizeof(vmr));
+	ioctl_errno = EBADF;
+	errno = 0;
+	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0, 4096, 0, -1, 0, &vmr),
+			 EBADF);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(vmr.mr_type, 0);
+}
+END_TEST
+
+START_TEST(dm_alloc_reg_free)
+{
+	const uint32_t lkey = 0xa, rkey = 0xb;
+	struct ibv_alloc_dm_attr attr = { .length = 8192, .log_align_req = 6 };
+	struct ibv_pd pd = { .context = NULL, .handle = 2 };
+	struct pv_cmdb drv;
+	struct ibv_command_buffer *d;
+	struct verbs_dm dm;
+	struct verbs_mr vmr;
+	uint64_t drv_page = 0;
+
+	pd.context = ibctx;
+	memset(&dm, 0, sizeof(dm));
+	d = pv_init(&drv, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, 2, NULL);
+	pv_ptr(d, DRV_ATTR(1), &drv_page, sizeof(drv_page));
+	answer_obj(UVERBS_ATTR_ALLOC_DM_HANDLE, 0x66);
+	answer_bytes(DRV_ATTR(1), "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	ck_assert_int_eq(ibv_cmd_alloc_dm(ibctx, &attr, &dm, d), 0);
+	assert_rec(UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, 4);
+	assert_in_u64(UVERBS_ATTR_ALLOC_DM_LENGTH, 8192);
+	assert_in_u32(UVERBS_ATTR_ALLOC_DM_ALIGNMENT, 6);
+	ck_assert_uint_eq(rec.attrs[3].attr_id, DRV_ATTR(1));
+	ck_assert(drv_page == 0x0807060504030201ULL);
+	ck_assert_uint_eq(dm.handle, 0x66);
+	ck_assert_uint_eq(dm.dm.handle, 0x66);
+	ck_assert_uint_eq(dm.dm.comp_mask, IBV_DM_MASK_HANDLE);
+	ck_assert_ptr_eq(dm.dm.context, ibctx);
+
+	/* DM MRs are zero-based or nothing */
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_reg_dm_mr(&pd, &dm, 0, 4096,
+					   IBV_ACCESS_LOCAL_WRITE, &vmr, NULL),
+			 EINVAL);
+	ck_assert_int_eq(nioctls, 0);
+	nanswers = 0;
+	memset(&vmr, 0xff, sizeof(vmr));
+	answer_obj(UVERBS_ATTR_REG_DM_MR_HANDLE, 0x67);
+	answer_bytes(UVERBS_ATTR_REG_DM_MR_RESP_LKEY, &lkey, 4);
+	answer_bytes(UVERBS_ATTR_REG_DM_MR_RESP_RKEY, &rkey, 4);
+	ck_assert_int_eq(ibv_cmd_reg_dm_mr(&pd, &dm, 512, 4096,
+					   IBV_ACCESS_ZERO_BASED |
+						   IBV_ACCESS_LOCAL_WRITE,
+					   &vmr, NULL), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_DM_MR_REG, 8);
+	assert_in_obj(UVERBS_ATTR_REG_DM_MR_PD_HANDLE, 2);
+	assert_in_obj(UVERBS_ATTR_REG_DM_MR_DM_HANDLE, 0x66);
+	assert_in_u64(UVERBS_ATTR_REG_DM_MR_OFFSET, 512);
+	assert_in_u64(UVERBS_ATTR_REG_DM_MR_LENGTH, 4096);
+	assert_in_u32(UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS,
+		      IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_uint_eq(vmr.ibv_mr.handle, 0x67);
+	ck_assert_uint_eq(vmr.ibv_mr.lkey, lkey);
+	ck_assert_uint_eq(vmr.ibv_mr.rkey, rkey);
+	ck_assert_uint_eq(vmr.ibv_mr.length, 4096);
+	ck_assert_ptr_null(vmr.ibv_mr.addr);
+	ck_assert_ptr_eq(vmr.ibv_mr.pd, &pd);
+	ck_assert_ptr_eq(vmr.ibv_mr.context, ibctx);
+	ck_assert_int_eq(vmr.mr_type, IBV_MR_TYPE_MR);
+
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_free_dm(&dm), 0);
+	assert_rec(UVERBS_OBJECT_DM, UVERBS_METHOD_DM_FREE, 1);
+	assert_in_obj(UVERBS_ATTR_FREE_DM_HANDLE, 0x66);
+}
+END_TEST
+
+START_TEST(destroy_of_a_dead_device)
+{
+	struct verbs_dm dm;
+	struct verbs_counters c;
+	struct verbs_flow_action fa;
+
+	memset(&dm, 0, sizeof(dm));
+	memset(&c, 0, sizeof(c));
+	memset(&fa, 0, sizeof(fa));
+	dm.dm.context = ibctx;
+	c.counters.context = ibctx;
+	fa.action.context = ibctx;
+	ioctl_errno = EIO;
+	ck_assert_int_eq(ibv_cmd_free_dm(&dm), EIO);
+	ck_assert_int_eq(ibv_cmd_destroy_counters(&c), EIO);
+	ck_assert_int_eq(ibv_cmd_destroy_flow_action(&fa), EIO);
+	/* RDMAV_ALLOW_DISASSOC_DESTROY: the objects are gone anyway */
+	verbs_allow_disassociate_destroy = true;
+	ck_assert_int_eq(ibv_cmd_free_dm(&dm), 0);
+	ck_assert_int_eq(ibv_cmd_destroy_counters(&c), 0);
+	ck_assert_int_eq(ibv_cmd_destroy_flow_action(&fa), 0);
+	/* only EIO means that */
+	ioctl_errno = EBUSY;
+	ck_assert_int_eq(ibv_cmd_free_dm(&dm), EBUSY);
+}
+END_TEST
+
+START_TEST(counters_create_read_destroy)
+{
+	struct ibv_counters_init_attr init = { .comp_mask = 1 };
+	const uint64_t values[3] = { 10, 20, 30 };
+	struct verbs_counters c;
+	struct pv_cmdb drv;
+	struct ibv_command_buffer *d;
+	uint64_t out[3] = { 0 };
+
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ibv_cmd_create_counters(ibctx, &init, &c, NULL),
+			 EOPNOTSUPP);
+	ck_assert_int_eq(nioctls, 0);
+	init.comp_mask = 0;
+	d = pv_init(&drv, UVERBS_OBJECT_COUNTERS, UVERBS_METHOD_COUNTERS_CREATE,
+		    1, NULL);
+	pv_in_u32(d, DRV_ATTR(1), 5);
+	answer_obj(UVERBS_ATTR_CREATE_COUNTERS_HANDLE, 0x44);
+	ck_assert_int_eq(ibv_cmd_create_counters(ibctx, &init, &c, d), 0);
+	assert_rec(UVERBS_OBJECT_COUNTERS, UVERBS_METHOD_COUNTERS_CREATE, 2);
+	ck_assert_uint_eq(rec.attrs[1].attr_id, DRV_ATTR(1));
+	ck_assert_uint_eq(c.handle, 0x44);
+	ck_assert_ptr_eq(c.counters.context, ibctx);
+
+	nioctls = 0;
+	nanswers = 0;
+	answer_bytes(UVERBS_ATTR_READ_COUNTERS_BUFF, values, sizeof(values));
+	ck_assert_int_eq(ibv_cmd_read_counters(&c, out, 3,
+					       IBV_READ_COUNTERS_ATTR_PREFER_CACHED,
+					       NULL), 0);
+	assert_rec(UVERBS_OBJECT_COUNTERS, UVERBS_METHOD_COUNTERS_READ, 3);
+	assert_in_obj(UVERBS_ATTR_READ_COUNTERS_HANDLE, 0x44);
+	assert_out(UVERBS_ATTR_READ_COUNTERS_BUFF, out, 24);
+	assert_in_u32(UVERBS_ATTR_READ_COUNTERS_FLAGS,
+		      IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
+	ck_assert_mem_eq(out, values, sizeof(values));
+
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_destroy_counters(&c), 0);
+	assert_rec(UVERBS_OBJECT_COUNTERS, UVERBS_METHOD_COUNTERS_DESTROY, 1);
+	assert_in_obj(UVERBS_ATTR_DESTROY_COUNTERS_HANDLE, 0x44);
+}
+END_TEST
+
+START_TEST(flow_action_esp_create_modify_destroy)
+{
+	uint8_t keymat[20];
+	const uint32_t replay = 64;
+	struct ib_uverbs_flow_action_esp_encap encap;
+	struct ib_uverbs_flow_action_esp esp = { .spi = 0x100, .seq = 1 };
+	struct ibv_flow_action_esp_attr attr;
+	struct verbs_flow_action fa;
+	struct pv_cmdb drv;
+	struct ibv_command_buffer *d;
+	const struct ib_uverbs_attr *a;
+	int idx;
+
+	memset(keymat, 0x5a, sizeof(keymat));
+	memset(&encap, 0, sizeof(encap));
+	memset(&attr, 0, sizeof(attr));
+	attr.esp_attr = &esp;
+	attr.keymat_proto = IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM;
+	attr.keymat_ptr = keymat;
+	attr.keymat_len = sizeof(keymat);
+	attr.replay_proto = IBV_FLOW_ACTION_ESP_REPLAY_BMP;
+	attr.replay_ptr = (void *)&replay;
+	attr.replay_len = sizeof(replay);
+	attr.esp_encap = &encap;
+	attr.comp_mask = IBV_FLOW_ACTION_ESP_MASK_ESN;
+	attr.esn = 0x77;
+	memset(&fa, 0, sizeof(fa));
+
+	d = pv_init(&drv, UVERBS_OBJECT_FLOW_ACTION,
+		    UVERBS_METHOD_FLOW_ACTION_ESP_CREATE, 1, NULL);
+	pv_in_u32(d, DRV_ATTR(1), 0xf1a9);
+	answer_obj(UVERBS_ATTR_CREATE_FLOW_ACTION_ESP_HANDLE, 0x99);
+	ck_assert_int_eq(ibv_cmd_create_flow_action_esp(ibctx, &attr, &fa, d),
+			 0);
+	assert_rec(UVERBS_OBJECT_FLOW_ACTION,
+		   UVERBS_METHOD_FLOW_ACTION_ESP_CREATE, 7);
+	ck_assert_uint_eq(rec.attrs[0].attr_id,
+			  UVERBS_ATTR_CREATE_FLOW_ACTION_ESP_HANDLE);
+	assert_in_u32(UVERBS_ATTR_FLOW_ACTION_ESP_ESN, 0x77);
+	a = rec_attr(UVERBS_ATTR_FLOW_ACTION_ESP_KEYMAT, &idx);
+	ck_assert_uint_eq(a->len, sizeof(keymat));
+	ck_assert_uint_eq(a->attr_data.enum_data.elem_id,
+			  IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM);
+	ck_assert_mem_eq(rec_ptr[idx], keymat, sizeof(keymat));
+	a = rec_attr(UVERBS_ATTR_FLOW_ACTION_ESP_REPLAY, NULL);
+	ck_assert_uint_eq(a->len, 4);
+	ck_assert(a->data == 64); /* short: inline */
+	ck_assert_uint_eq(a->attr_data.enum_data.elem_id,
+			  IBV_FLOW_ACTION_ESP_REPLAY_BMP);
+	a = rec_attr(UVERBS_ATTR_FLOW_ACTION_ESP_ENCAP, NULL);
+	ck_assert_uint_eq(a->len, sizeof(encap));
+	ck_assert(a->data == (uintptr_t)&encap);
+	a = rec_attr(UVERBS_ATTR_FLOW_ACTION_ESP_ATTRS, &idx);
+	ck_assert_uint_eq(a->len, sizeof(esp));
+	ck_assert_mem_eq(rec_ptr[idx], &esp, sizeof(esp));
+	ck_assert_uint_eq(rec.attrs[6].attr_id, DRV_ATTR(1));
+	ck_assert_uint_eq(fa.handle, 0x99);
+	ck_assert_int_eq(fa.type, IBV_FLOW_ACTION_ESP);
+	ck_assert_ptr_eq(fa.action.context, ibctx);
+
+	/* modify: the handle, then only what is set */
+	nioctls = 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.esp_attr = &esp;
+	ck_assert_int_eq(ibv_cmd_modify_flow_action_esp(&fa, &attr, NULL), 0);
+	assert_rec(UVERBS_OBJECT_FLOW_ACTION,
+		   UVERBS_METHOD_FLOW_ACTION_ESP_MODIFY, 2);
+	assert_in_obj(UVERBS_ATTR_MODIFY_FLOW_ACTION_ESP_HANDLE, 0x99);
+	ck_assert_uint_eq(rec.attrs[1].attr_id,
+			  UVERBS_ATTR_FLOW_ACTION_ESP_ATTRS);
+
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_destroy_flow_action(&fa), 0);
+	assert_rec(UVERBS_OBJECT_FLOW_ACTION, UVERBS_METHOD_FLOW_ACTION_DESTROY,
+		   1);
+	assert_in_obj(UVERBS_ATTR_DESTROY_FLOW_ACTION_HANDLE, 0x99);
+}
+END_TEST
+
+/* ---- write commands: XRC, MR, CQ ------------------------------------------------------ */
+
+START_TEST(open_xrcd_with_driver_data)
+{
+	/* a provider's request: header, core (16), its 8 bytes */
+	struct {
+		uint8_t hdr_and_core[8 + 16];
+		uint64_t drv;
+	} cmd = { .drv = 0x1122334455667788ULL };
+	struct {
+		uint32_t xrcd_handle;
+		uint32_t drv;
+	} resp = { 0, 0 };
+	const uint32_t r[2] = { 0x21, 0xabcd };
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = 12,
+		.oflags = O_CREAT,
+	};
+	struct verbs_xrcd xrcd;
+
+	memset(&xrcd, 0, sizeof(xrcd));
+	set_wreply(r, sizeof(r));
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
+					   &cmd, sizeof(cmd), &resp,
+					   sizeof(resp)), 0);
+	assert_hdr(IB_USER_VERBS_CMD_OPEN_XRCD, 8, 2);
+	ck_assert(u64_at(wcmd, 8) != 0);           /* response */
+	ck_assert_uint_eq(u32_at(wcmd, 16), 12);   /* fd */
+	ck_assert_uint_eq(u32_at(wcmd, 20), O_CREAT);
+	ck_assert(u64_at(wcmd, 24) == cmd.drv);    /* driver trailer */
+	ck_assert_uint_eq(resp.xrcd_handle, 0x21);
+	ck_assert_uint_eq(resp.drv, 0xabcd);
+	ck_assert_ptr_eq(xrcd.xrcd.context, ibctx);
+	ck_assert_uint_eq(xrcd.comp_mask, VERBS_XRCD_HANDLE);
+	ck_assert_uint_eq(xrcd.handle, 0x21);
+
+	/* an old provider's struct without the handle */
+	memset(&xrcd, 0, sizeof(xrcd));
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd,
+					   offsetof(struct verbs_xrcd, handle),
+					   &attr, &cmd, sizeof(cmd), &resp,
+					   sizeof(resp)), 0);
+	ck_assert_uint_eq(xrcd.comp_mask, 0);
+	ck_assert_uint_eq(xrcd.handle, 0);
+
+	/* bad input, nothing sent */
+	nwrites = 0;
+	attr.comp_mask = IBV_XRCD_INIT_ATTR_RESERVED;
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
+					   &cmd, sizeof(cmd), &resp,
+					   sizeof(resp)), EOPNOTSUPP);
+	attr.comp_mask = IBV_XRCD_INIT_ATTR_FD;
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
+					   &cmd, sizeof(cmd), &resp,
+					   sizeof(resp)), EINVAL);
+	/* provider buffers without room for the core parts */
+	attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
+					   &cmd, 8 + 8, &resp, sizeof(resp)),
+			 EINVAL);
+	ck_assert_int_eq(ibv_cmd_open_xrcd(ibctx, &xrcd, sizeof(xrcd), &attr,
+					   &cmd, sizeof(cmd), &resp, 2),
+			 EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+START_TEST(close_xrcd_layout)
+{
+	struct verbs_xrcd xrcd;
+
+	memset(&xrcd, 0, sizeof(xrcd));
+	xrcd.xrcd.context = ibctx;
+	xrcd.handle = 0x21;
+	ck_assert_int_eq(ibv_cmd_close_xrcd(&xrcd), 0);
+	assert_hdr(IB_USER_VERBS_CMD_CLOSE_XRCD, 3, 0);
+	ck_assert_uint_eq(u32_at(wcmd, 8), 0x21);
+	write_errno = EIO;
+	ck_assert_int_eq(ibv_cmd_close_xrcd(&xrcd), EIO);
+	verbs_allow_disassociate_destroy = true;
+	ck_assert_int_eq(ibv_cmd_close_xrcd(&xrcd), 0);
+}
+END_TEST
+
+START_TEST(rereg_mr_layout)
+{
+	struct {
+		uint8_t hdr_and_core[8 + 48];
+		uint64_t drv;
+	} cmd = { .drv = 0xd0d0 };
+	struct {
+		uint32_t lkey, rkey;
+		uint64_t drv;
+	} resp = { 0, 0, 0 };
+	const uint32_t r[4] = { 0x500, 0x600, 0x77, 0x88 };
+	struct ibv_context other;
+	struct ibv_pd pd2 = { .context = &other, .handle = 4 };
+	struct verbs_mr vmr;
+	char buf[256];
+
+	memset(&vmr, 0, sizeof(vmr));
+	vmr.ibv_mr.context = ibctx;
+	vmr.ibv_mr.handle = 0x13;
+	set_wreply(r, sizeof(r));
+	ck_assert_int_eq(ibv_cmd_rereg_mr(&vmr,
+					  IBV_REREG_MR_CHANGE_TRANSLATION |
+						  IBV_REREG_MR_CHANGE_PD,
+					  buf, sizeof(buf), 0x9000,
+					  IBV_ACCESS_LOCAL_WRITE, &pd2, &cmd,
+					  sizeof(cmd), &resp, sizeof(resp)), 0);
+	assert_hdr(IB_USER_VERBS_CMD_REREG_MR, 16, 4);
+	ck_assert_uint_eq(u32_at(wcmd, 16), 0x13);  /* mr_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 20), IBV_REREG_MR_CHANGE_TRANSLATION |
+						    IBV_REREG_MR_CHANGE_PD);
+	ck_assert(u64_at(wcmd, 24) == (uintptr_t)buf);
+	ck_assert(u64_at(wcmd, 32) == sizeof(buf));
+	ck_assert(u64_at(wcmd, 40) == 0x9000);      /* hca_va as given */
+	ck_assert_uint_eq(u32_at(wcmd, 48), 4);     /* pd_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 52), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert(u64_at(wcmd, 56) == 0xd0d0);
+	ck_assert_uint_eq(vmr.ibv_mr.lkey, 0x500);
+	ck_assert_uint_eq(vmr.ibv_mr.rkey, 0x600);
+	ck_assert_uint_eq(resp.lkey, 0x500);
+	ck_assert(resp.drv == 0x0000008800000077ULL);
+	ck_assert_ptr_eq(vmr.ibv_mr.context, &other);
+
+	/* without CHANGE_PD the PD is not looked at */
+	vmr.ibv_mr.context = ibctx;
+	ck_assert_int_eq(ibv_cmd_rereg_mr(&vmr, IBV_REREG_MR_CHANGE_ACCESS,
+					  NULL, 0, 0, IBV_ACCESS_REMOTE_READ,
+					  NULL, &cmd, sizeof(cmd), &resp,
+					  sizeof(resp)), 0);
+	ck_assert_uint_eq(u32_at(wcmd, 48), 0);
+	ck_assert_ptr_eq(vmr.ibv_mr.context, ibctx);
+	nwrites = 0;
+	ck_assert_int_eq(ibv_cmd_rereg_mr(&vmr, IBV_REREG_MR_CHANGE_PD, NULL, 0,
+					  0, 0, NULL, &cmd, sizeof(cmd), &resp,
+					  sizeof(resp)), EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+START_TEST(modify_cq_layout)
+{
+	struct {
+		uint8_t hdrs_and_core[24 + 16];
+		uint64_t drv;
+	} cmd = { .drv = 0xcafe };
+	struct ibv_modify_cq_attr attr = {
+		.attr_mask = IBV_CQ_ATTR_MODERATE,
+		.moderate = { .cq_count = 16, .cq_period = 100 },
+	};
+	struct ibv_cq cq = { .context = NULL, .handle = 8 };
+
+	cq.context = ibctx;
+	ck_assert_int_eq(ibv_cmd_modify_cq(&cq, &attr, &cmd, sizeof(cmd)), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_MODIFY_CQ, 2, 0, 1, 0);
+	ck_assert_uint_eq(u32_at(wcmd, 24), 8);   /* cq_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 28), IBV_CQ_ATTR_MODERATE);
+	ck_assert_uint_eq(u16_at(wcmd, 32), 16);
+	ck_assert_uint_eq(u16_at(wcmd, 34), 100);
+	ck_assert_uint_eq(u32_at(wcmd, 36), 0);
+	ck_assert(u64_at(wcmd, 40) == 0xcafe);
+	nwrites = 0;
+	/* driver data of an extended command comes in 8-byte words */
+	ck_assert_int_eq(ibv_cmd_modify_cq(&cq, &attr, &cmd, sizeof(cmd) - 4),
+			 EINVAL);
+	attr.attr_mask = IBV_CQ_ATTR_RESERVED;
+	ck_assert_int_eq(ibv_cmd_modify_cq(&cq, &attr, &cmd, sizeof(cmd)),
+			 EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+/* ---- write commands: QPs ----------------------------------------------------------------- */
+
+/* a provider's create_qp request and response with 8 bytes each */
+struct pv_create_qp {
+	uint8_t hdr_and_core[8 + 56];
+	uint64_t drv;
+};
+struct pv_create_qp_resp {
+	struct ib_uverbs_create_qp_resp core;
+	uint64_t drv;
+};
+
+START_TEST(create_qp_ex_rc)
+{
+	struct pv_create_qp cmd = { .drv = 0xaaaabbbbccccddddULL };
+	struct pv_create_qp_resp resp;
+	struct ib_uverbs_create_qp_resp r = {
+		.qp_handle = 0x30, .qpn = 0x1234, .max_send_wr = 128,
+		.max_recv_wr = 256, .max_send_sge = 4, .max_recv_sge = 5,
+		.max_inline_data = 64,
+	};
+	uint8_t reply[40];
+	struct ibv_pd pd = { .context = NULL, .handle = 2 };
+	struct ibv_cq scq = { .handle = 6 }, rcq = { .handle = 7 };
+	struct ibv_srq srq = { .handle = 9 };
+	struct ibv_qp_init_attr_ex attr;
+	struct verbs_qp qp;
+	int x;
+
+	memcpy(reply, &r, sizeof(r));
+	memcpy(reply + 32, "DRIVERRR", 8);
+	set_wreply(reply, sizeof(reply));
+	pd.context = ibctx;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_context = &x;
+	attr.send_cq = &scq;
+	attr.recv_cq = &rcq;
+	attr.srq = &srq;
+	attr.cap.max_send_wr = 100;
+	attr.cap.max_recv_wr = 200;
+	attr.cap.max_send_sge = 3;
+	attr.cap.max_recv_sge = 4;
+	attr.cap.max_inline_data = 32;
+	attr.qp_type = IBV_QPT_RC;
+	attr.sq_sig_all = 1;
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.pd = &pd;
+	memset(&qp, 0xff, sizeof(qp));
+	memset(&resp, 0, sizeof(resp));
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 0);
+	assert_hdr(IB_USER_VERBS_CMD_CREATE_QP, 18, 10);
+	ck_assert(u64_at(wcmd, 16) == (uintptr_t)&qp.qp); /* user_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 24), 2);   /* pd */
+	ck_assert_uint_eq(u32_at(wcmd, 28), 6);   /* send cq */
+	ck_assert_uint_eq(u32_at(wcmd, 32), 7);   /* recv cq */
+	ck_assert_uint_eq(u32_at(wcmd, 36), 9);   /* srq */
+	ck_assert_uint_eq(u32_at(wcmd, 40), 100);
+	ck_assert_uint_eq(u32_at(wcmd, 44), 200);
+	ck_assert_uint_eq(u32_at(wcmd, 48), 3);
+	ck_assert_uint_eq(u32_at(wcmd, 52), 4);
+	ck_assert_uint_eq(u32_at(wcmd, 56), 32);
+	ck_assert_uint_eq(wcmd[60], 1);           /* sq_sig_all */
+	ck_assert_uint_eq(wcmd[61], IBV_QPT_RC);
+	ck_assert_uint_eq(wcmd[62], 1);           /* is_srq */
+	ck_assert_uint_eq(wcmd[63], 0);
+	ck_assert(u64_at(wcmd, 64) == cmd.drv);
+	/* the provider's response: core, then its part */
+	ck_assert_uint_eq(resp.core.qp_handle, 0x30);
+	ck_assert_mem_eq(&resp.drv, "DRIVERRR", 8);
+	/* the QP as rdma-core's core fills it */
+	ck_assert_ptr_eq(qp.qp.context, ibctx);
+	ck_assert_uint_eq(qp.qp.handle, 0x30);
+	ck_assert_uint_eq(qp.qp.qp_num, 0x1234);
+	ck_assert_ptr_eq(qp.qp.qp_context, &x);
+	ck_assert_ptr_eq(qp.qp.pd, &pd);
+	ck_assert_ptr_eq(qp.qp.send_cq, &scq);
+	ck_assert_ptr_eq(qp.qp.recv_cq, &rcq);
+	ck_assert_ptr_eq(qp.qp.srq, &srq);
+	ck_assert_int_eq(qp.qp.qp_type, IBV_QPT_RC);
+	ck_assert_int_eq(qp.qp.state, IBV_QPS_RESET);
+	ck_assert_uint_eq(qp.qp.events_completed, 0);
+	ck_assert_uint_eq(qp.comp_mask, 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&qp.qp.mutex), 0);
+	pthread_mutex_unlock(&qp.qp.mutex);
+	/* what the kernel granted */
+	ck_assert_uint_eq(attr.cap.max_send_wr, 128);
+	ck_assert_uint_eq(attr.cap.max_recv_wr, 256);
+	ck_assert_uint_eq(attr.cap.max_send_sge, 4);
+	ck_assert_uint_eq(attr.cap.max_recv_sge, 5);
+	ck_assert_uint_eq(attr.cap.max_inline_data, 64);
+}
+END_TEST
+
+START_TEST(create_qp_ex_xrc)
+{
+	struct pv_create_qp cmd = { .drv = 1 };
+	struct pv_create_qp_resp resp;
+	struct ib_uverbs_create_qp_resp r = { .qp_handle = 0x31, .qpn = 0x99 };
+	struct ibv_pd pd = { .context = NULL, .handle = 2 };
+	struct ibv_cq scq = { .handle = 6 };
+	struct verbs_xrcd xrcd;
+	struct ibv_qp_init_attr_ex attr;
+	struct verbs_qp qp;
+
+	set_wreply(&r, sizeof(r));
+	pd.context = ibctx;
+	memset(&xrcd, 0, sizeof(xrcd));
+	xrcd.handle = 0x44;
+
+	/* receive side: the domain's handle where the PD's goes */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_XRC_RECV;
+	attr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	attr.xrcd = &xrcd.xrcd;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 0);
+	ck_assert_uint_eq(u32_at(wcmd, 24), 0x44);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 0);
+	ck_assert_uint_eq(u32_at(wcmd, 32), 0);
+	ck_assert_uint_eq(wcmd[61], IBV_QPT_XRC_RECV);
+	ck_assert_uint_eq(qp.comp_mask, VERBS_QP_XRCD);
+	ck_assert_ptr_eq(qp.xrcd, &xrcd);
+
+	/* send side: no receive queue, whatever the caller asked */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_XRC_SEND;
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.pd = &pd;
+	attr.send_cq = &scq;
+	attr.cap.max_recv_wr = 10;
+	attr.cap.max_recv_sge = 2;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 0);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 6);
+	ck_assert_uint_eq(u32_at(wcmd, 32), 0);
+	ck_assert_uint_eq(u32_at(wcmd, 44), 0);
+	ck_assert_uint_eq(u32_at(wcmd, 52), 0);
+	ck_assert_uint_eq(qp.comp_mask, 0);
+}
+END_TEST
+
+START_TEST(create_qp_ex_bad_input)
+{
+	struct pv_create_qp cmd = { .drv = 1 };
+	struct pv_create_qp_resp resp;
+	struct ibv_pd pd = { .context = NULL, .handle = 2 };
+	struct ibv_cq cq = { .handle = 6 };
+	struct ibv_qp_init_attr_ex attr;
+	struct verbs_qp qp;
+
+	pd.context = ibctx;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_RC;
+	attr.pd = &pd;
+	attr.send_cq = &cq;
+	attr.recv_cq = &cq;
+	/* create flags are create_qp_ex2's */
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	errno = 0;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
+	/* no PD in the mask */
+	attr.comp_mask = 0;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 EINVAL);
+	/* no send CQ */
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.send_cq = NULL;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 EINVAL);
+	/* XRC receive without a domain, and an unknown type */
+	attr.send_cq = &cq;
+	attr.qp_type = IBV_QPT_XRC_RECV;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 EINVAL);
+	attr.qp_type = (enum ibv_qp_type)77;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+	/* the kernel's error */
+	attr.qp_type = IBV_QPT_UD;
+	write_errno = ENOMEM;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 ENOMEM);
+}
+END_TEST
+
+START_TEST(open_qp_layout)
+{
+	struct {
+		uint8_t hdr_and_core[8 + 32];
+		uint64_t drv;
+	} cmd = { .drv = 0x5151 };
+	struct ib_uverbs_create_qp_resp resp;
+	struct ib_uverbs_create_qp_resp r = { .qp_handle = 0x70 };
+	struct verbs_xrcd xrcd;
+	struct ibv_qp_open_attr attr;
+	struct verbs_qp qp;
+	int x;
+
+	memset(&xrcd, 0, sizeof(xrcd));
+	xrcd.handle = 0x45;
+	memset(&attr, 0, sizeof(attr));
+	attr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+			 IBV_QP_OPEN_ATTR_TYPE | IBV_QP_OPEN_ATTR_CONTEXT;
+	attr.xrcd = &xrcd.xrcd;
+	attr.qp_num = 0xabc;
+	attr.qp_type = IBV_QPT_XRC_RECV;
+	attr.qp_context = &x;
+	set_wreply(&r, sizeof(r));
+	memset(&qp, 0xff, sizeof(qp));
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp, sizeof(qp), &attr, &cmd,
+					 sizeof(cmd), &resp, sizeof(resp)), 0);
+	assert_hdr(IB_USER_VERBS_CMD_OPEN_QP, 12, 8);
+	ck_assert(u64_at(wcmd, 16) == (uintptr_t)&qp);
+	ck_assert_uint_eq(u32_at(wcmd, 24), 0x45);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 0xabc);
+	ck_assert_uint_eq(wcmd[32], IBV_QPT_XRC_RECV);
+	ck_assert(u64_at(wcmd, 40) == 0x5151);
+	ck_assert_uint_eq(resp.qp_handle, 0x70);
+	ck_assert_uint_eq(qp.qp.handle, 0x70);
+	ck_assert_uint_eq(qp.qp.qp_num, 0xabc);
+	ck_assert_ptr_eq(qp.qp.context, ibctx);
+	ck_assert_ptr_eq(qp.qp.qp_context, &x);
+	ck_assert_ptr_null(qp.qp.pd);
+	ck_assert_ptr_null(qp.qp.send_cq);
+	ck_assert_ptr_null(qp.qp.recv_cq);
+	ck_assert_ptr_null(qp.qp.srq);
+	ck_assert_int_eq(qp.qp.state, IBV_QPS_UNKNOWN);
+	ck_assert_uint_eq(qp.qp.events_completed, 0);
+	ck_assert_uint_eq(qp.comp_mask, VERBS_QP_XRCD);
+	ck_assert_ptr_eq(qp.xrcd, &xrcd);
+	ck_assert_int_eq(pthread_mutex_trylock(&qp.qp.mutex), 0);
+	pthread_mutex_unlock(&qp.qp.mutex);
+
+	/* an old provider's verbs_qp ends before xrcd */
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp,
+					 offsetof(struct verbs_qp, xrcd), &attr,
+					 &cmd, sizeof(cmd), &resp,
+					 sizeof(resp)), 0);
+	ck_assert_uint_eq(qp.comp_mask, 0);
+
+	nwrites = 0;
+	attr.comp_mask = IBV_QP_OPEN_ATTR_RESERVED;
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp, sizeof(qp), &attr, &cmd,
+					 sizeof(cmd), &resp, sizeof(resp)),
+			 EOPNOTSUPP);
+	attr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp, sizeof(qp), &attr, &cmd,
+					 sizeof(cmd), &resp, sizeof(resp)),
+			 EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+START_TEST(modify_qp_ex_layout)
+{
+	struct {
+		uint8_t hdrs_and_core[24 + 120];
+		uint64_t drv;
+	} cmd = { .drv = 0x7e7e };
+	struct {
+		struct ib_uverbs_ex_modify_qp_resp core;
+		uint64_t drv;
+	} resp;
+	const uint32_t r[4] = { 0, 8, 0x12, 0x34 };
+	struct ibv_qp qp = { .context = NULL, .handle = 0x0e };
+	struct ibv_qp_attr attr;
+	const int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_RATE_LIMIT;
+
+	qp.context = ibctx;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.ah_attr.dlid = 0x33;
+	attr.ah_attr.grh.dgid.raw[0] = 0xfe;
+	attr.ah_attr.grh.sgid_index = 2;
+	attr.ah_attr.is_global = 1;
+	attr.ah_attr.port_num = 1;
+	attr.qkey = 0x1111;          /* not in the mask: not sent */
+	attr.port_num = 3;           /* idem */
+	attr.rate_limit = 1000;
+	set_wreply(r, sizeof(r));
+	memset(&resp, 0, sizeof(resp));
+	ck_assert_int_eq(ibv_cmd_modify_qp_ex(&qp, &attr, mask, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)),
+			 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_MODIFY_QP, 15, 1, 1, 1);
+	ck_assert_uint_eq(wcmd[24], 0xfe);                /* dest.dgid */
+	ck_assert_uint_eq(u16_at(wcmd, 24 + 20), 0x33);  /* dest.dlid */
+	ck_assert_uint_eq(wcmd[24 + 24], 2);              /* sgid_index */
+	ck_assert_uint_eq(wcmd[24 + 30], 1);              /* is_global */
+	ck_assert_uint_eq(wcmd[24 + 31], 1);              /* port_num */
+	ck_assert_uint_eq(u32_at(wcmd, 24 + 64), 0x0e);  /* qp_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 24 + 68), (uint32_t)mask);
+	ck_assert_uint_eq(u32_at(wcmd, 24 + 72), 0);     /* qkey: unmasked */
+	ck_assert_uint_eq(wcmd[24 + 96], IBV_QPS_RTR);
+	ck_assert_uint_eq(wcmd[24 + 104], 0);            /* port: unmasked */
+	ck_assert_uint_eq(u32_at(wcmd, 24 + 112), 1000); /* rate_limit */
+	ck_assert(u64_at(wcmd, 144) == 0x7e7e);
+	ck_assert_uint_eq(resp.core.response_length, 8);
+	ck_assert(resp.drv == 0x0000003400000012ULL);
+
+	/* a command too short to hold a rate limit */
+	nwrites = 0;
+	ck_assert_int_eq(ibv_cmd_modify_qp_ex(&qp, &attr, mask, &cmd, 24 + 112,
+					      &resp, sizeof(resp)), EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+/* ---- write commands: WQs and indirection tables ------------------------------------------ */
+
+START_TEST(create_wq_layout)
+{
+	struct {
+		uint8_t hdrs_and_core[24 + 40];
+		uint64_t drv;
+	} cmd = { .drv = 0x3c3c };
+	struct {
+		struct ib_uverbs_ex_create_wq_resp core;
+		uint64_t drv;
+	} resp;
+	struct ib_uverbs_ex_create_wq_resp r = {
+		.response_length = 24, .wq_handle = 0x19, .max_wr = 512,
+		.max_sge = 2, .wqn = 0x400,
+	};
+	uint8_t reply[32];
+	struct ibv_pd pd = { .handle = 2 };
+	struct ibv_cq cq = { .handle = 6 };
+	struct ibv_wq_init_attr attr;
+	struct ibv_wq wq;
+
+	memcpy(reply, &r, sizeof(r));
+	memcpy(reply + 24, "WQDRIVER", 8);
+	set_wreply(reply, sizeof(reply));
+	memset(&attr, 0, sizeof(attr));
+	attr.wq_type = IBV_WQT_RQ;
+	attr.max_wr = 500;
+	attr.max_sge = 1;
+	attr.pd = &pd;
+	attr.cq = &cq;
+	attr.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
+	attr.create_flags = IBV_WQ_FLAGS_CVLAN_STRIPPING;
+	memset(&wq, 0, sizeof(wq));
+	memset(&resp, 0, sizeof(resp));
+	ck_assert_int_eq(ibv_cmd_create_wq(ibctx, &attr, &wq, &cmd, sizeof(cmd),
+					   &resp, sizeof(resp)), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_CREATE_WQ, 5, 3, 1, 1);
+	ck_assert_uint_eq(u32_at(wcmd, 24), 0);             /* comp_mask */
+	ck_assert_uint_eq(u32_at(wcmd, 28), IBV_WQT_RQ);
+	ck_assert(u64_at(wcmd, 32) == (uintptr_t)&wq);      /* user_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 40), 2);
+	ck_assert_uint_eq(u32_at(wcmd, 44), 6);
+	ck_assert_uint_eq(u32_at(wcmd, 48), 500);
+	ck_assert_uint_eq(u32_at(wcmd, 52), 1);
+	ck_assert_uint_eq(u32_at(wcmd, 56), IBV_WQ_FLAGS_CVLAN_STRIPPING);
+	ck_assert(u64_at(wcmd, 64) == 0x3c3c);
+	ck_assert_mem_eq(&resp.drv, "WQDRIVER", 8);
+	ck_assert_uint_eq(resp.core.wq_handle, 0x19);
+	ck_assert_uint_eq(wq.handle, 0x19);
+	ck_assert_uint_eq(wq.wq_num, 0x400);
+	ck_assert_ptr_eq(wq.context, ibctx);
+	ck_assert_ptr_eq(wq.pd, &pd);
+	ck_assert_ptr_eq(wq.cq, &cq);
+	ck_assert_int_eq(wq.wq_type, IBV_WQT_RQ);
+	ck_assert_uint_eq(attr.max_wr, 512);
+	ck_assert_uint_eq(attr.max_sge, 2);
+
+	/* create flags count only with their comp_mask bit */
+	attr.comp_mask = 0;
+	ck_assert_int_eq(ibv_cmd_create_wq(ibctx, &attr, &wq, &cmd, sizeof(cmd),
+					   &resp, sizeof(resp)), 0);
+	ck_assert_uint_eq(u32_at(wcmd, 56), 0);
+
+	nwrites = 0;
+	attr.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
+	attr.create_flags = IBV_WQ_FLAGS_RESERVED;
+	ck_assert_int_eq(ibv_cmd_create_wq(ibctx, &attr, &wq, &cmd, sizeof(cmd),
+					   &resp, sizeof(resp)), EOPNOTSUPP);
+	attr.comp_mask = IBV_WQ_INIT_ATTR_RESERVED;
+	ck_assert_int_eq(ibv_cmd_create_wq(ibctx, &attr, &wq, &cmd, sizeof(cmd),
+					   &resp, sizeof(resp)), EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+START_TEST(modify_and_destroy_wq)
+{
+	uint8_t cmd[24 + 24] = { 0 };
+	struct ibv_wq_attr attr;
+	struct ibv_wq wq;
+	const uint32_t r[4] = { 0, 16, 3, 0 }; /* three events reported */
+
+	memset(&wq, 0, sizeof(wq));
+	wq.context = ibctx;
+	wq.handle = 0x19;
+	wq.state = IBV_WQS_RESET;
+	memset(&attr, 0, sizeof(attr));
+	attr.attr_mask = IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE |
+			 IBV_WQ_ATTR_FLAGS;
+	attr.wq_state = IBV_WQS_RDY;
+	attr.curr_wq_state = IBV_WQS_RESET;
+	attr.flags = IBV_WQ_FLAGS_SCATTER_FCS;
+	attr.flags_mask = IBV_WQ_FLAGS_SCATTER_FCS;
+	ck_assert_int_eq(ibv_cmd_modify_wq(&wq, &attr, cmd, sizeof(cmd)), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_MODIFY_WQ, 3, 0, 0, 0);
+	ck_assert_uint_eq(u32_at(wcmd, 24), attr.attr_mask);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 0x19);
+	ck_assert_uint_eq(u32_at(wcmd, 32), IBV_WQS_RDY);
+	ck_assert_uint_eq(u32_at(wcmd, 36), IBV_WQS_RESET);
+	ck_assert_uint_eq(u32_at(wcmd, 40), IBV_WQ_FLAGS_SCATTER_FCS);
+	ck_assert_uint_eq(u32_at(wcmd, 44), IBV_WQ_FLAGS_SCATTER_FCS);
+	ck_assert_int_eq(wq.state, IBV_WQS_RDY);
+
+	nwrites = 0;
+	attr.attr_mask = IBV_WQ_ATTR_RESERVED;
+	ck_assert_int_eq(ibv_cmd_modify_wq(&wq, &attr, cmd, sizeof(cmd)),
+			 EINVAL);
+	attr.attr_mask = IBV_WQ_ATTR_FLAGS;
+	attr.flags_mask = IBV_WQ_FLAGS_RESERVED;
+	ck_assert_int_eq(ibv_cmd_modify_wq(&wq, &attr, cmd, sizeof(cmd)),
+			 EOPNOTSUPP);
+	ck_assert_int_eq(nwrites, 0);
+
+	/* destroy returns once every reported event was acknowledged */
+	pthread_mutex_init(&wq.mutex, NULL);
+	pthread_cond_init(&wq.cond, NULL);
+	wq.events_completed = 3;
+	set_wreply(r, sizeof(r));
+	ck_assert_int_eq(ibv_cmd_destroy_wq(&wq), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_DESTROY_WQ, 1, 2, 0, 0);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 0x19);
+	/* a dead device reports no events: nothing to wait for */
+	wq.events_completed = 1;
+	write_errno = EIO;
+	verbs_allow_disassociate_destroy = true;
+	ck_assert_int_eq(ibv_cmd_destroy_wq(&wq), 0);
+	verbs_allow_disassociate_destroy = false;
+	ck_assert_int_eq(ibv_cmd_destroy_wq(&wq), EIO);
+}
+END_TEST
+
+START_TEST(rwq_ind_table_layout)
+{
+	struct ibv_wq wq[3];
+	struct ibv_wq *tbl[4] = { &wq[0], &wq[1], &wq[2], NULL };
+	struct ibv_rwq_ind_table_init_attr attr = {
+		.log_ind_tbl_size = 1, .ind_tbl = tbl,
+	};
+	struct {
+		struct ib_uverbs_ex_create_rwq_ind_table_resp core;
+		uint64_t drv;
+	} resp;
+	struct ib_uverbs_ex_create_rwq_ind_table_resp r = {
+		.response_length = 16, .ind_tbl_handle = 0x5, .ind_tbl_num = 0x9,
+	};
+	uint8_t reply[24];
+	struct ibv_rwq_ind_table t;
+
+	memset(wq, 0, sizeof(wq));
+	wq[0].handle = 0x100;
+	wq[1].handle = 0x101;
+	memcpy(reply, &r, sizeof(r));
+	memcpy(reply + 16, "RSSTABLE", 8);
+	set_wreply(reply, sizeof(reply));
+	memset(&t, 0, sizeof(t));
+	ck_assert_int_eq(ibv_cmd_create_rwq_ind_table(ibctx, &attr, &t, &resp,
+						      sizeof(resp)), 0);
+	/* comp_mask, log size, two handles: 16 bytes */
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL, 2, 2, 0, 1);
+	ck_assert_uint_eq(u32_at(wcmd, 24), 0);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 1);
+	ck_assert_uint_eq(u32_at(wcmd, 32), 0x100);
+	ck_assert_uint_eq(u32_at(wcmd, 36), 0x101);
+	ck_assert_uint_eq(t.ind_tbl_handle, 0x5);
+	ck_assert_uint_eq(t.ind_tbl_num, 0x9);
+	ck_assert_ptr_eq(t.context, ibctx);
+	ck_assert_uint_eq(resp.core.ind_tbl_handle, 0x5);
+	ck_assert_mem_eq(&resp.drv, "RSSTABLE", 8);
+
+	/* one entry: 12 bytes, padded to 16 */
+	attr.log_ind_tbl_size = 0;
+	memset(wcmd, 0xee, sizeof(wcmd));
+	ck_assert_int_eq(ibv_cmd_create_rwq_ind_table(ibctx, &attr, &t, &resp,
+						      sizeof(resp)), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL, 2, 2, 0, 1);
+	ck_assert_uint_eq(u32_at(wcmd, 32), 0x100);
+	ck_assert_uint_eq(u32_at(wcmd, 36), 0);
+
+	/* a kernel answer too short to hold the table's handle */
+	r.response_length = 8;
+	memcpy(reply, &r, sizeof(r));
+	set_wreply(reply, sizeof(reply));
+	ck_assert_int_eq(ibv_cmd_create_rwq_ind_table(ibctx, &attr, &t, &resp,
+						      sizeof(resp)), EINVAL);
+
+	/* bad input */
+	nwrites = 0;
+	attr.log_ind_tbl_size = 2; /* four entries, the fourth NULL */
+	ck_assert_int_eq(ibv_cmd_create_rwq_ind_table(ibctx, &attr, &t, &resp,
+						      sizeof(resp)), EINVAL);
+	attr.log_ind_tbl_size = 0;
+	attr.comp_mask = IBV_CREATE_IND_TABLE_RESERVED;
+	ck_assert_int_eq(ibv_cmd_create_rwq_ind_table(ibctx, &attr, &t, &resp,
+						      sizeof(resp)), EINVAL);
+	attr.comp_mask = 0;
+	attr.log_ind_tbl_size = 31;
+	ck_assert_int_eq(ibv_cmd_create_rwq_ind_table(ibctx, &attr, &t, &resp,
+						      sizeof(resp)), EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+
+	t.ind_tbl_handle = 0x5;
+	ck_assert_int_eq(ibv_cmd_destroy_rwq_ind_table(&t), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL, 1, 0, 0, 0);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 0x5);
+}
+END_TEST
+
+/* ---- flows ------------------------------------------------------------------------------ */
+
+/* An application's flow: the attributes, then the entries packed. */
+static size_t put_entry(uint8_t *buf, size_t off, const void *spec,
+			size_t len)
+{
+	memcpy(buf + off, spec, len);
+	return off + len;
+}
+
+START_TEST(create_flow_translates_specs)
+{
+	uint64_t store[32];
+	uint8_t *buf = (uint8_t *)store;
+	struct ibv_flow_attr fa;
+	struct ibv_flow_spec_eth eth;
+	struct ibv_flow_spec_ipv4_ext ip;
+	struct ibv_flow_spec_tcp_udp tcp;
+	struct ibv_flow_spec_action_tag tag;
+	struct ibv_flow_spec_counter_action count;
+	struct verbs_counters counters;
+	struct ibv_qp qp = { .context = NULL, .handle = 0x2a };
+	struct ibv_flow flow;
+	const uint32_t r[2] = { 0, 0x3f };
+	uint64_t ucmd = 0x0bad0bad;
+	const size_t specs = 40 + 32 + 16 + 16 + 16;
+	size_t k;
+
+	qp.context = ibctx;
+	memset(&counters, 0, sizeof(counters));
+	counters.handle = 0x4c;
+	memset(&fa, 0, sizeof(fa));
+	memset(&eth, 0, sizeof(eth));
+	memset(&ip, 0, sizeof(ip));
+	memset(&tcp, 0, sizeof(tcp));
+	memset(&tag, 0, sizeof(tag));
+	memset(&count, 0, sizeof(count));
+	fa.type = IBV_FLOW_ATTR_NORMAL;
+	fa.priority = 3;
+	fa.num_of_specs = 5;
+	fa.port = 1;
+	fa.flags = IBV_FLOW_ATTR_FLAGS_DONT_TRAP;
+	eth.type = IBV_FLOW_SPEC_ETH;
+	eth.size = sizeof(eth);
+	memcpy(eth.val.dst_mac, "\x02\x00\x00\x00\x00\x01", 6);
+	memset(eth.mask.dst_mac, 0xff, 6);
+	eth.val.ether_type = 0x0008;
+	eth.mask.ether_type = 0xffff;
+	ip.type = IBV_FLOW_SPEC_IPV4_EXT | IBV_FLOW_SPEC_INNER;
+	ip.size = sizeof(ip);
+	ip.val.dst_ip = 0x0100000a;
+	ip.mask.dst_ip = 0xffffffff;
+	ip.val.proto = 6;
+	ip.mask.proto = 0xff;
+	tcp.type = IBV_FLOW_SPEC_TCP;
+	tcp.size = sizeof(tcp);
+	tcp.val.dst_port = 0x5000;
+	tcp.mask.dst_port = 0xffff;
+	tag.type = IBV_FLOW_SPEC_ACTION_TAG;
+	tag.size = sizeof(tag);
+	tag.tag_id = 0x7a;
+	count.type = IBV_FLOW_SPEC_ACTION_COUNT;
+	count.size = sizeof(count);
+	count.counters = &counters.counters;
+	memset(store, 0, sizeof(store));
+	k = put_entry(buf, 0, &fa, sizeof(fa));
+	k = put_entry(buf, k, &eth, sizeof(eth));
+	k = put_entry(buf, k, &ip, sizeof(ip));
+	k = put_entry(buf, k, &tcp, sizeof(tcp));
+	k = put_entry(buf, k, &tag, sizeof(tag));
+	k = put_entry(buf, k, &count, sizeof(count));
+	((struct ibv_flow_attr *)buf)->size = (uint16_t)k;
+	set_wreply(r, sizeof(r));
+	memset(&flow, 0, sizeof(flow));
+	ck_assert_int_eq(ibv_cmd_create_flow(&qp, &flow, (struct ibv_flow_attr *)buf, &ucmd,
+					     sizeof(ucmd)), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_CREATE_FLOW, (24 + specs) / 8, 1, 1,
+		      0);
+	ck_assert_uint_eq(u32_at(wcmd, 24), 0);          /* comp_mask */
+	ck_assert_uint_eq(u32_at(wcmd, 28), 0x2a);       /* qp_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 32), IBV_FLOW_ATTR_NORMAL);
+	ck_assert_uint_eq(u16_at(wcmd, 36), specs);      /* entries only */
+	ck_assert_uint_eq(u16_at(wcmd, 38), 3);          /* priority */
+	ck_assert_uint_eq(wcmd[40], 5);                  /* num_of_specs */
+	ck_assert_uint_eq(wcmd[43], 1);                  /* port */
+	ck_assert_uint_eq(u32_at(wcmd, 44), IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
+	k = 48;
+	/* eth: 40 bytes, value then mask */
+	ck_assert_uint_eq(u32_at(wcmd, k), IBV_FLOW_SPEC_ETH);
+	ck_assert_uint_eq(u16_at(wcmd, k + 4), 40);
+	ck_assert_mem_eq(wcmd + k + 8, "\x02\x00\x00\x00\x00\x01", 6);
+	ck_assert_uint_eq(u16_at(wcmd, k + 8 + 12), 0x0008);
+	ck_assert_uint_eq(wcmd[k + 24], 0xff);           /* mask.dst_mac */
+	k += 40;
+	/* IPv4 ext: the kernel's IPv4 type, inner kept, 32 bytes */
+	ck_assert_uint_eq(u32_at(wcmd, k),
+			  IBV_FLOW_SPEC_IPV4 | IBV_FLOW_SPEC_INNER);
+	ck_assert_uint_eq(u16_at(wcmd, k + 4), 32);
+	ck_assert_uint_eq(u32_at(wcmd, k + 12), 0x0100000a);
+	ck_assert_uint_eq(wcmd[k + 16], 6);
+	ck_assert_uint_eq(u32_at(wcmd, k + 20 + 4), 0xffffffff);
+	ck_assert_uint_eq(wcmd[k + 20 + 8], 0xff);
+	k += 32;
+	ck_assert_uint_eq(u32_at(wcmd, k), IBV_FLOW_SPEC_TCP);
+	ck_assert_uint_eq(u16_at(wcmd, k + 4), 16);
+	ck_assert_uint_eq(u16_at(wcmd, k + 8), 0x5000);
+	ck_assert_uint_eq(u16_at(wcmd, k + 12), 0xffff);
+	k += 16;
+	/* tag: 12 bytes in verbs.h, 16 for the kernel */
+	ck_assert_uint_eq(u32_at(wcmd, k), IBV_FLOW_SPEC_ACTION_TAG);
+	ck_assert_uint_eq(u16_at(wcmd, k + 4), 16);
+	ck_assert_uint_eq(u32_at(wcmd, k + 8), 0x7a);
+	k += 16;
+	/* counters: by their kernel handle */
+	ck_assert_uint_eq(u32_at(wcmd, k), IBV_FLOW_SPEC_ACTION_COUNT);
+	ck_assert_uint_eq(u32_at(wcmd, k + 8), 0x4c);
+	k += 16;
+	ck_assert(u64_at(wcmd, k) == ucmd);             /* driver trailer */
+	ck_assert_uint_eq(flow.handle, 0x3f);
+	ck_assert_ptr_eq(flow.context, ibctx);
+
+	ck_assert_int_eq(ibv_cmd_destroy_flow(&flow), 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_DESTROY_FLOW, 1, 0, 0, 0);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 0x3f);
+}
+END_TEST
+
+START_TEST(create_flow_bad_specs)
+{
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_ipv6 ip6;
+	} f6;
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_ipv4_ext ip;
+	} f4;
+	struct ibv_qp qp = { .context = NULL, .handle = 1 };
+	struct ibv_flow flow;
+
+	qp.context = ibctx;
+	memset(&f6, 0, sizeof(f6));
+	f6.attr.num_of_specs = 1;
+	f6.ip6.type = IBV_FLOW_SPEC_IPV6;
+	f6.ip6.size = sizeof(f6.ip6);
+	f6.ip6.mask.hop_limit = 0xff;
+	ck_assert_int_eq(ibv_cmd_create_flow(&qp, &flow, &f6.attr, NULL, 0), 0);
+	/* 88 bytes: hop_limit is the last byte the kernel knows */
+	ck_assert_uint_eq(u16_at(wcmd, 48 + 4), 88);
+	ck_assert_uint_eq(wcmd[48 + 8 + 40 + 38], 0xff);
+	/* a mask on a byte the kernel does not know (the filter's padding) */
+	nwrites = 0;
+	((uint8_t *)&f6.ip6.mask)[39] = 1;
+	errno = 0;
+	ck_assert_int_eq(ibv_cmd_create_flow(&qp, &flow, &f6.attr, NULL, 0),
+			 EOPNOTSUPP);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	/* an IPv4 filter shorter than the kernel's minimum */
+	memset(&f4, 0, sizeof(f4));
+	f4.attr.num_of_specs = 1;
+	f4.ip.type = IBV_FLOW_SPEC_IPV4_EXT;
+	f4.ip.size = 8 + 2 * 8;
+	ck_assert_int_eq(ibv_cmd_create_flow(&qp, &flow, &f4.attr, NULL, 0),
+			 EINVAL);
+	/* unknown entries, and GRE has no inner variant */
+	f4.ip.type = (enum ibv_flow_spec_type)0x77;
+	ck_assert_int_eq(ibv_cmd_create_flow(&qp, &flow, &f4.attr, NULL, 0),
+			 EINVAL);
+	f4.ip.type = (enum ibv_flow_spec_type)(IBV_FLOW_SPEC_GRE |
+					       IBV_FLOW_SPEC_INNER);
+	ck_assert_int_eq(ibv_cmd_create_flow(&qp, &flow, &f4.attr, NULL, 0),
+			 EINVAL);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+/* ---- the kernel-side data path --------------------------------------------------------------- */
+
+START_TEST(poll_cq_maps_completions)
+{
+	struct {
+		uint32_t count, reserved;
+		struct ib_uverbs_wc wc[2];
+	} r;
+	struct ibv_cq cq = { .context = NULL, .handle = 0x0c };
+	struct ibv_wc wc[2];
+
+	cq.context = ibctx;
+	memset(&r, 0, sizeof(r));
+	r.count = 1;
+	r.wc[0].wr_id = 0x1234567890ULL;
+	r.wc[0].status = IBV_WC_REM_ACCESS_ERR;
+	r.wc[0].opcode = IBV_WC_RECV;
+	r.wc[0].vendor_err = 0x99;
+	r.wc[0].byte_len = 1500;
+	r.wc[0].ex.imm_data = 0xabcdef01;
+	r.wc[0].qp_num = 0x11;
+	r.wc[0].src_qp = 0x22;
+	r.wc[0].wc_flags = IBV_WC_WITH_IMM;
+	r.wc[0].pkey_index = 3;
+	r.wc[0].slid = 0x44;
+	r.wc[0].sl = 5;
+	r.wc[0].dlid_path_bits = 6;
+	set_wreply(&r, sizeof(r));
+	memset(wc, 0, sizeof(wc));
+	ck_assert_int_eq(ibv_cmd_poll_cq(&cq, 2, wc), 1);
+	/* room for two: 8 + 2 * 48 bytes */
+	assert_hdr(IB_USER_VERBS_CMD_POLL_CQ, 6, 26);
+	ck_assert_uint_eq(u32_at(wcmd, 16), 0x0c);
+	ck_assert_uint_eq(u32_at(wcmd, 20), 2);
+	ck_assert(wc[0].wr_id == 0x1234567890ULL);
+	ck_assert_int_eq(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	ck_assert_int_eq(wc[0].opcode, IBV_WC_RECV);
+	ck_assert_uint_eq(wc[0].vendor_err, 0x99);
+	ck_assert_uint_eq(wc[0].byte_len, 1500);
+	ck_assert_uint_eq(wc[0].imm_data, 0xabcdef01);
+	ck_assert_uint_eq(wc[0].qp_num, 0x11);
+	ck_assert_uint_eq(wc[0].src_qp, 0x22);
+	ck_assert_uint_eq(wc[0].wc_flags, IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(wc[0].pkey_index, 3);
+	ck_assert_uint_eq(wc[0].slid, 0x44);
+	ck_assert_uint_eq(wc[0].sl, 5);
+	ck_assert_uint_eq(wc[0].dlid_path_bits, 6);
+	ck_assert(wc[1].wr_id == 0); /* untouched */
+
+	write_errno = EINVAL;
+	errno = 0;
+	ck_assert_int_eq(ibv_cmd_poll_cq(&cq, 2, wc), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	nwrites = 0;
+	ck_assert_int_eq(ibv_cmd_poll_cq(&cq, -1, wc), -1);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+START_TEST(post_send_marshals_rc)
+{
+	struct ibv_sge s1[2] = { { 0x1000, 10, 0x11 }, { 0x2000, 20, 0x22 } };
+	struct ibv_sge s2 = { 0x3000, 30, 0x33 };
+	struct ibv_send_wr w2 = {
+		.wr_id = 2, .next = NULL, .sg_list = &s2, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr w1 = {
+		.wr_id = 1, .next = &w2, .sg_list = s1, .num_sge = 2,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .imm_data = 0x01020304,
+	};
+	struct ibv_qp qp = { .context = NULL, .handle = 0x0d,
+			     .qp_type = IBV_QPT_RC };
+	struct ibv_send_wr *bad = NULL;
+	const uint32_t no_bad = 0, second = 2;
+	const size_t w = 24, s = 24 + 2 * 56;
+
+	qp.context = ibctx;
+	w1.wr.rdma.remote_addr = 0xaaaa0000;
+	w1.wr.rdma.rkey = 0x77;
+	w2.wr.atomic.remote_addr = 0xbbbb0000;
+	w2.wr.atomic.compare_add = 5;
+	w2.wr.atomic.swap = 6;
+	w2.wr.atomic.rkey = 0x78;
+	set_wreply(&no_bad, sizeof(no_bad));
+	ck_assert_int_eq(ibv_cmd_post_send(&qp, &w1, &bad), 0);
+	ck_assert_ptr_null(bad);
+	assert_hdr(IB_USER_VERBS_CMD_POST_SEND, (8 + 24 + 2 * 56 + 3 * 16) / 4,
+		   1);
+	ck_assert_uint_eq(u32_at(wcmd, 16), 0x0d);   /* qp_handle */
+	ck_assert_uint_eq(u32_at(wcmd, 20), 2);      /* wr_count */
+	ck_assert_uint_eq(u32_at(wcmd, 24), 3);      /* sge_count */
+	ck_assert_uint_eq(u32_at(wcmd, 28), 56);     /* wqe_size */
+	ck_assert(u64_at(wcmd, 8 + w) == 1);
+	ck_assert_uint_eq(u32_at(wcmd, 8 + w + 8), 2);
+	ck_assert_uint_eq(u32_at(wcmd, 8 + w + 12), IBV_WR_RDMA_WRITE_WITH_IMM);
+	ck_assert_uint_eq(u32_at(wcmd, 8 + w + 20), 0x01020304);
+	ck_assert(u64_at(wcmd, 8 + w + 24) == 0xaaaa0000);
+	ck_assert_uint_eq(u32_at(wcmd, 8 + w + 32), 0x77);
+	ck_assert(u64_at(wcmd, 8 + w + 56) == 2);
+	ck_assert_uint_eq(u32_at(wcmd, 8 + w + 56 + 16), IBV_SEND_SIGNALED);
+	ck_assert(u64_at(wcmd, 8 + w + 56 + 24) == 0xbbbb0000);
+	ck_assert(u64_at(wcmd, 8 + w + 56 + 32) == 5);
+	ck_assert(u64_at(wcmd, 8 + w + 56 + 40) == 6);
+	ck_assert_uint_eq(u32_at(wcmd, 8 + w + 56 + 48), 0x78);
+	/* every sge after the work requests, in order */
+	ck_assert_mem_eq(wcmd + 8 + s, s1, sizeof(s1));
+	ck_assert_mem_eq(wcmd + 8 + s + 32, &s2, sizeof(s2));
+
+	/* the kernel names the second request */
+	set_wreply(&second, sizeof(second));
+	write_errno = EINVAL;
+	ck_assert_int_eq(ibv_cmd_post_send(&qp, &w1, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &w2);
+	/* or fails before looking: the first */
+	set_wreply(&no_bad, sizeof(no_bad));
+	bad = NULL;
+	write_errno = ENOMEM;
+	ck_assert_int_eq(ibv_cmd_post_send(&qp, &w1, &bad), ENOMEM);
+	ck_assert_ptr_eq(bad, &w1);
+}
+END_TEST
+
+START_TEST(post_send_marshals_ud)
+{
+	struct ibv_ah ah = { .handle = 0x5e };
+	struct ibv_sge sg = { 0x1000, 64, 1 };
+	struct ibv_send_wr w = {
+		.wr_id = 9, .sg_list = &sg, .num_sge = 1, .opcode = IBV_WR_SEND,
+	};
+	struct ibv_qp qp = { .context = NULL, .handle = 0x0d,
+			     .qp_type = IBV_QPT_UD };
+	struct ibv_send_wr *bad = NULL;
+
+	qp.context = ibctx;
+	w.wr.ud.ah = &ah;
+	w.wr.ud.remote_qpn = 0x123;
+	w.wr.ud.remote_qkey = 0x11111111;
+	ck_assert_int_eq(ibv_cmd_post_send(&qp, &w, &bad), 0);
+	ck_assert_uint_eq(u32_at(wcmd, 32 + 24), 0x5e);
+	ck_assert_uint_eq(u32_at(wcmd, 32 + 28), 0x123);
+	ck_assert_uint_eq(u32_at(wcmd, 32 + 32), 0x11111111);
+	/* a UD send without an address handle */
+	nwrites = 0;
+	w.wr.ud.ah = NULL;
+	ck_assert_int_eq(ibv_cmd_post_send(&qp, &w, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &w);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+START_TEST(post_recv_and_srq_recv)
+{
+	struct ibv_sge s1 = { 0x1000, 10, 0x11 }, s2[2] = {
+		{ 0x2000, 20, 0x22 }, { 0x3000, 30, 0x33 } };
+	struct ibv_recv_wr w2 = { .wr_id = 2, .sg_list = s2, .num_sge = 2 };
+	struct ibv_recv_wr w1 = { .wr_id = 1, .next = &w2, .sg_list = &s1,
+				  .num_sge = 1 };
+	struct ibv_qp qp = { .context = NULL, .handle = 0x0d };
+	struct ibv_srq srq = { .context = NULL, .handle = 0x0f };
+	struct ibv_recv_wr *bad = NULL;
+	const uint32_t second = 2;
+
+	qp.context = ibctx;
+	srq.context = ibctx;
+	ck_assert_int_eq(ibv_cmd_post_recv(&qp, &w1, &bad), 0);
+	assert_hdr(IB_USER_VERBS_CMD_POST_RECV, (8 + 24 + 2 * 16 + 3 * 16) / 4,
+		   1);
+	ck_assert_uint_eq(u32_at(wcmd, 16), 0x0d);
+	ck_assert_uint_eq(u32_at(wcmd, 20), 2);
+	ck_assert_uint_eq(u32_at(wcmd, 24), 3);
+	ck_assert_uint_eq(u32_at(wcmd, 28), 16);
+	ck_assert(u64_at(wcmd, 32) == 1);
+	ck_assert_uint_eq(u32_at(wcmd, 40), 1);
+	ck_assert(u64_at(wcmd, 48) == 2);
+	ck_assert_uint_eq(u32_at(wcmd, 56), 2);
+	ck_assert_mem_eq(wcmd + 64, &s1, 16);
+	ck_assert_mem_eq(wcmd + 80, s2, 32);
+
+	ck_assert_int_eq(ibv_cmd_post_srq_recv(&srq, &w1, &bad), 0);
+	assert_hdr(IB_USER_VERBS_CMD_POST_SRQ_RECV,
+		   (8 + 24 + 2 * 16 + 3 * 16) / 4, 1);
+	ck_assert_uint_eq(u32_at(wcmd, 16), 0x0f);
+	ck_assert_mem_eq(wcmd + 80, s2, 32);
+
+	set_wreply(&second, sizeof(second));
+	write_errno = ENOMEM;
+	ck_assert_int_eq(ibv_cmd_post_srq_recv(&srq, &w1, &bad), ENOMEM);
+	ck_assert_ptr_eq(bad, &w2);
+	/* a negative scatter count is the caller's error */
+	nwrites = 0;
+	w2.num_sge = -1;
+	bad = NULL;
+	ck_assert_int_eq(ibv_cmd_post_recv(&qp, &w1, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &w2);
+	ck_assert_int_eq(nwrites, 0);
+}
+END_TEST
+
+static Suite *make_cmd34_suite(void)
+{
+	Suite *s = suite_create("cmd34");
+	TCase *ioctl_tc = tcase_create("execute_ioctl");
+	TCase *ioctl_cmds = tcase_create("ioctl commands");
+	TCase *write_cmds = tcase_create("write commands");
+	TCase *post = tcase_create("kernel data path");
+
+	tcase_add_checked_fixture(ioctl_tc, setup, teardown);
+	tcase_add_test(ioctl_tc, final_num_attrs_counts_every_link);
+	tcase_add_test(ioctl_tc, chain_is_linearized_and_answers_copied_back);
+	tcase_add_test(ioctl_tc, uhw_in_longer_than_8_stays_a_pointer);
+	tcase_add_test(ioctl_tc, uhw_in_of_own_buffer_inlined_zero_padded);
+	tcase_add_test(ioctl_tc, chain_sent_twice_sends_the_same);
+	tcase_add_test(ioctl_tc, buffer_error_is_einval);
+	tcase_add_test(ioctl_tc, no_room_for_links_is_einval);
+	tcase_add_test(ioctl_tc, bad_uhw_index_is_einval);
+	tcase_add_test(ioctl_tc, kernel_error_is_positive_and_leaves_links);
+	suite_add_tcase(s, ioctl_tc);
+
+	tcase_add_checked_fixture(ioctl_cmds, setup, teardown);
+	tcase_add_test(ioctl_cmds, query_context_with_driver_link);
+	tcase_add_test(ioctl_cmds, query_mr_imports);
+	tcase_add_test(ioctl_cmds, advise_mr_sends_the_sge_list);
+	tcase_add_test(ioctl_cmds, reg_dmabuf_mr_fills_a_dmabuf_mr);
+	tcase_add_test(ioctl_cmds, dm_alloc_reg_free);
+	tcase_add_test(ioctl_cmds, destroy_of_a_dead_device);
+	tcase_add_test(ioctl_cmds, counters_create_read_destroy);
+	tcase_add_test(ioctl_cmds, flow_action_esp_create_modify_destroy);
+	suite_add_tcase(s, ioctl_cmds);
+
+	tcase_add_checked_fixture(write_cmds, setup, teardown);
+	tcase_add_test(write_cmds, open_xrcd_with_driver_data);
+	tcase_add_test(write_cmds, close_xrcd_layout);
+	tcase_add_test(write_cmds, rereg_mr_layout);
+	tcase_add_test(write_cmds, modify_cq_layout);
+	tcase_add_test(write_cmds, create_qp_ex_rc);
+	tcase_add_test(write_cmds, create_qp_ex_xrc);
+	tcase_add_test(write_cmds, create_qp_ex_bad_input);
+	tcase_add_test(write_cmds, open_qp_layout);
+	tcase_add_test(write_cmds, modify_qp_ex_layout);
+	tcase_add_test(write_cmds, create_wq_layout);
+	tcase_add_test(write_cmds, modify_and_destroy_wq);
+	tcase_add_test(write_cmds, rwq_ind_table_layout);
+	tcase_add_test(write_cmds, create_flow_translates_specs);
+	tcase_add_test(write_cmds, create_flow_bad_specs);
+	suite_add_tcase(s, write_cmds);
+
+	tcase_add_checked_fixture(post, setup, teardown);
+	tcase_add_test(post, poll_cq_maps_completions);
+	tcase_add_test(post, post_send_marshals_rc);
+	tcase_add_test(post, post_send_marshals_ud);
+	tcase_add_test(post, post_recv_and_srq_recv);
+	suite_add_tcase(s, post);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(make_cmd34_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
