@@ -16,6 +16,8 @@
 #include <infiniband/verbs.h>
 #include <softverbs/softverbs.h>
 
+#include "../check_main.h"
+
 static const char *dev_name;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -401,8 +403,6 @@ static Suite *make_core_suite(void)
 int main(void)
 {
 	char path[256];
-	SRunner *sr;
-	int failed;
 
 	dev_name = getenv("RXE_DEV");
 	if (!dev_name || !*dev_name)
@@ -413,9 +413,5 @@ int main(void)
 		       dev_name);
 		return 77;
 	}
-	sr = srunner_create(make_core_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_core_suite());
 }

@@ -15,6 +15,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "../check_main.h"
+
 static const char *dev_name;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -214,29 +216,24 @@ static Suite *make_errno_suite(void)
 
 static int run_on(const char *dev)
 {
-	SRunner *sr;
-	int failed;
-
 	dev_name = dev;
 	is_siw = !strncmp(dev, "siw", 3);
-	sr = srunner_create(make_errno_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed;
+	return check_run(make_errno_suite());
 }
 
 int main(void)
 {
 	const char *rxe = getenv("RXE_DEV"), *siw = getenv("SIW_DEV");
-	int failed = 0;
+	int r1, r2 = 0;
 
 	if (!rxe || !*rxe) {
 		printf("SKIP: no RXE_DEV: run inside tests/vm/run\n");
 		return 77;
 	}
-	failed += run_on(rxe);
+	r1 = run_on(rxe);
 	if (siw && *siw)
-		failed += run_on(siw);
-	return failed ? 1 : 0;
+		r2 = run_on(siw);
+	if (r1 == 1 || r2 == 1)
+		return 1;
+	return r1 ? r1 : r2;
 }

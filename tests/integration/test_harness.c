@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../check_skip.h"
+#include "../check_main.h"
 
 static int dir_exists(const char *path)
 {
@@ -189,18 +189,11 @@ static Suite *make_harness_suite(void)
 int main(void)
 {
 	const char *dev = getenv("RXE_DEV");
-	SRunner *sr;
-	int failed;
 
 	if (!dev || !*dev || !dir_exists("/sys/class/infiniband")) {
 		printf("SKIP: not inside the test VM (RXE_DEV unset or no "
 		       "/sys/class/infiniband); run it through tests/vm/run\n");
 		return 77;
 	}
-	check_skip_init();
-	sr = srunner_create(make_harness_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return check_skip_status(failed);
+	return check_run(make_harness_suite());
 }

@@ -27,6 +27,8 @@
 #include <infiniband/verbs.h>
 #include <softverbs/softverbs.h>
 
+#include "../check_main.h"
+
 static const char *dev_name;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -306,8 +308,6 @@ static Suite *make_p34_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
 
 	dev_name = getenv("P34_DEV");
 	if (!dev_name || !*dev_name)
@@ -318,9 +318,5 @@ int main(void)
 	}
 	printf("test_p34 on %s, %s\n", dev_name,
 	       rdma_core_mode() ? "rdma-core's providers" : "softverbs' providers");
-	sr = srunner_create(make_p34_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_p34_suite());
 }

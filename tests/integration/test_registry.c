@@ -29,6 +29,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "../check_main.h"
+
 static const char *dev_name, *dev_ip;
 
 static struct ibv_device *find(struct ibv_device **list, const char *name)
@@ -220,8 +222,6 @@ static Suite *make_registry_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
 
 	dev_name = getenv("RXE_DEV");
 	dev_ip = getenv("RXE_IP");
@@ -233,9 +233,5 @@ int main(void)
 		printf("SKIP: needs root (rdma link, ip link)\n");
 		return 77;
 	}
-	sr = srunner_create(make_registry_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_registry_suite());
 }

@@ -15,6 +15,8 @@
 
 #include "rxe_util.h"
 
+#include "../check_main.h"
+
 #define ACC_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -461,14 +463,9 @@ static Suite *make_rxe_errors_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed, pre = rx_precheck();
+	int pre = rx_precheck();
 
 	if (pre)
 		return pre;
-	sr = srunner_create(make_rxe_errors_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_rxe_errors_suite());
 }

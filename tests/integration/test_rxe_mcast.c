@@ -21,6 +21,8 @@
 
 #include "rxe_util.h"
 
+#include "../check_main.h"
+
 /* ff0e::1:2:3:N, a global-scope IPv6 multicast GID */
 static union ibv_gid mgid6(uint8_t n)
 {
@@ -201,14 +203,9 @@ static Suite *make_rxe_mcast_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed, pre = rx_precheck();
+	int pre = rx_precheck();
 
 	if (pre)
 		return pre;
-	sr = srunner_create(make_rxe_mcast_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_rxe_mcast_suite());
 }

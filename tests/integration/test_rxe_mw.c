@@ -12,6 +12,8 @@
 
 #include "rxe_util.h"
 
+#include "../check_main.h"
+
 #define MR_ACC (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		IBV_ACCESS_MW_BIND)
 
@@ -290,14 +292,9 @@ static Suite *make_rxe_mw_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed, pre = rx_precheck();
+	int pre = rx_precheck();
 
 	if (pre)
 		return pre;
-	sr = srunner_create(make_rxe_mw_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_rxe_mw_suite());
 }

@@ -17,6 +17,8 @@
 
 #include "rxe_util.h"
 
+#include "../check_main.h"
+
 enum {
 	C_MULTI = 1 << 0,  /* gather from 3 SGEs, scatter into 2 */
 	C_INLINE = 1 << 1, /* IBV_SEND_INLINE, lkey 0, buffer reused at once */
@@ -612,14 +614,9 @@ static Suite *make_rxe_ops_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed, pre = rx_precheck();
+	int pre = rx_precheck();
 
 	if (pre)
 		return pre;
-	sr = srunner_create(make_rxe_ops_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_rxe_ops_suite());
 }

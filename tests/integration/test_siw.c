@@ -21,6 +21,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "../check_main.h"
+
 /* A guard against hanging, not a timing requirement. */
 #define WAIT_SECONDS 60
 #define BUF_LEN 65536
@@ -605,8 +607,6 @@ int main(void)
 {
 	const char *dev = getenv("SIW_DEV");
 	char path[256];
-	SRunner *sr;
-	int failed;
 
 	siw_ip = getenv("SIW_IP");
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
@@ -615,9 +615,5 @@ int main(void)
 		printf("SKIP: no siw device with an address (SIW_DEV, SIW_IP): run inside tests/vm/run --siw\n");
 		return 77;
 	}
-	sr = srunner_create(make_siw_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_siw_suite());
 }

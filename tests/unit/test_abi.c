@@ -31,6 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../check_main.h"
+
 #define SYSTEM_LIB_DEFAULT "/usr/lib/x86_64-linux-gnu/libibverbs.so.1"
 #define OWN_NODE "SOFTVERBS_1"
 #define SKIP 77
@@ -457,8 +459,7 @@ int main(int argc, char **argv)
 {
 	const char *system_lib = getenv("SYSTEM_LIBIBVERBS");
 	char own_path[4096];
-	SRunner *sr;
-	int failed;
+	int ret;
 
 	if (argc == 3 && !strcmp(argv[1], "--load-provider"))
 		return load_provider_and_exit(argv[2]);
@@ -477,10 +478,7 @@ int main(int argc, char **argv)
 	}
 	find_providers();
 
-	sr = srunner_create(make_abi_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	ret = check_run(make_abi_suite());
 	globfree(&providers);
-	return failed ? 1 : 0;
+	return ret;
 }

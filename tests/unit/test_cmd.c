@@ -14,6 +14,8 @@
 
 #include <softverbs/softverbs.h>
 
+#include "../check_main.h"
+
 #define FAKE_FD 77
 
 /* ---- the fake kernel ----------------------------------------------------- */
@@ -607,11 +609,5 @@ static Suite *make_cmd_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(make_cmd_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_cmd_suite());
 }

@@ -18,6 +18,8 @@
 
 #include "core.h"
 
+#include "../check_main.h"
+
 #define FAKE_FD 78
 
 /* ---- the fake kernel: write() ------------------------------------------------ */
@@ -2117,11 +2119,5 @@ static Suite *make_cmd34_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(make_cmd34_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_cmd34_suite());
 }

@@ -17,6 +17,8 @@
 
 #include "compat.h"
 
+#include "../check_main.h"
+
 #define SYSTEM_LIB_DEFAULT "/usr/lib/x86_64-linux-gnu/libibverbs.so.1"
 #define SKIP 77
 
@@ -133,8 +135,6 @@ static Suite *make_compat_suite(void)
 int main(void)
 {
 	const char *path = getenv("SYSTEM_LIBIBVERBS");
-	SRunner *sr;
-	int failed;
 
 	if (!path || !*path)
 		path = SYSTEM_LIB_DEFAULT;
@@ -145,9 +145,5 @@ int main(void)
 		return SKIP;
 	}
 
-	sr = srunner_create(make_compat_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_compat_suite());
 }

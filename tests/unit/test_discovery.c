@@ -21,6 +21,8 @@
 
 #include "core.h"
 
+#include "../check_main.h"
+
 static char root[256];    /* the fake tree, fresh per test */
 static char sysdir[300];  /* root/sys: SYSFS_PATH */
 static char devdir[300];  /* root/dev: the character devices */
@@ -527,14 +529,8 @@ static int can_run(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
 
 	if (!can_run())
 		return 77;
-	sr = srunner_create(make_discovery_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_discovery_suite());
 }

@@ -19,7 +19,7 @@
 
 #include <softverbs/softverbs.h>
 
-#include "../check_skip.h"
+#include "../check_main.h"
 #include "fork.h"
 #include "pagesize.h"
 
@@ -778,18 +778,13 @@ static Suite *make_fork_suite(void)
 
 int main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
+	int ret;
 
 	if (argc > 1 && !strcmp(argv[1], "--env-probe"))
 		return env_probe(argc, argv);
 	self_exe = realpath("/proc/self/exe", NULL);
 	pg = (size_t)sysconf(_SC_PAGESIZE);
-	check_skip_init();
-	sr = srunner_create(make_fork_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	ret = check_run(make_fork_suite());
 	free(self_exe);
-	return check_skip_status(failed);
+	return ret;
 }

@@ -9,6 +9,8 @@
 
 #include "core.h"
 
+#include "../check_main.h"
+
 START_TEST(defaults_have_no_null_slot)
 {
 	ck_assert_uint_eq(sv_ops_null_slots(&sv_default_ops), 0);
@@ -120,11 +122,5 @@ static Suite *make_ops_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(make_ops_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_ops_suite());
 }

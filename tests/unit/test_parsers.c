@@ -16,6 +16,8 @@
 #include "core.h"
 #include "netlink.h"
 
+#include "../check_main.h"
+
 /* ---- a scripted NETLINK_RDMA ---------------------------------------------- */
 
 int __wrap_socket(int domain, int type, int protocol);
@@ -160,11 +162,5 @@ static Suite *make_parsers_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(make_parsers_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(make_parsers_suite());
 }

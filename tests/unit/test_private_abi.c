@@ -17,6 +17,8 @@
 #include "core.h"
 #include "private34.h"
 
+#include "../check_main.h"
+
 /* ---- provider registration ---------------------------------------------- */
 
 static struct verbs_device *fake_alloc_device(struct verbs_sysfs_dev *sd)
@@ -278,11 +280,5 @@ static Suite *make_private_abi_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(make_private_abi_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_private_abi_suite());
 }

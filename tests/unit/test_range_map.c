@@ -12,6 +12,8 @@
 
 #include "range_map.h"
 
+#include "../check_main.h"
+
 #define SHIFT 12
 #define NPAGES 1024
 /* The model's pages start here so page 0 is not NULL. */
@@ -444,11 +446,5 @@ static Suite *make_range_map_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(make_range_map_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(make_range_map_suite());
 }

@@ -16,6 +16,8 @@
 
 #include "rxe_dp.h"
 
+#include "../check_main.h"
+
 /* A fake kernel queue: nslots elements of 2^log2 bytes in a memfd. */
 struct fake_q {
 	int fd;
@@ -345,11 +347,5 @@ static Suite *make_rxe_queue_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(make_rxe_queue_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_rxe_queue_suite());
 }

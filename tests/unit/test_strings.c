@@ -16,6 +16,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "../check_main.h"
+
 #define SYSTEM_LIB_DEFAULT "/usr/lib/x86_64-linux-gnu/libibverbs.so.1"
 #define SKIP 77
 
@@ -160,8 +162,6 @@ static Suite *make_strings_suite(void)
 int main(void)
 {
 	const char *path = getenv("SYSTEM_LIBIBVERBS");
-	SRunner *sr;
-	int failed;
 
 	if (!path || !*path)
 		path = SYSTEM_LIB_DEFAULT;
@@ -172,9 +172,5 @@ int main(void)
 		return SKIP;
 	}
 
-	sr = srunner_create(make_strings_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(make_strings_suite());
 }
