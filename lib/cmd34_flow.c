@@ -221,19 +221,31 @@ SV_EXPORT int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
 	ib_spec = (const uint8_t *)(flow_attr + 1);
 	kern_spec = (uint8_t *)(req + 1);
 	for (i = 0; i < flow_attr->num_of_specs; i++) {
-		const struct ibv_flow_spec *ib = (const void *)ib_spec;
 		union kern_spec *k = (void *)kern_spec;
+		struct ibv_flow_spec *ib;
+		uint16_t size;
 
-		ret = spec_to_kern(ib, k);
-		if (ret) {
-			sv_dbg("create_flow: entry %u (type 0x%x, %u bytes): %s",
-			       i, (unsigned int)ib->hdr.type, ib->hdr.size,
-			       strerror(ret));
+		/* entries are packed, so one may sit at any 4-byte offset:
+		 * translate an aligned copy */
+		memcpy(&size, ib_spec + offsetof(struct ibv_flow_spec, hdr.size),
+		       sizeof(size));
+		ib = calloc(1, size > sizeof(*ib) ? size : sizeof(*ib));
+		if (!ib) {
+			ret = ENOMEM;
 			goto out_free;
 		}
+		memcpy(ib, ib_spec, size);
+		ret = spec_to_kern(ib, k);
+		if (ret)
+			sv_dbg("create_flow: entry %u (type 0x%x, %u bytes): %s",
+			       i, (unsigned int)ib->hdr.type, size,
+			       strerror(ret));
+		free(ib);
+		if (ret)
+			goto out_free;
 		specs_len += k->hdr.size;
 		kern_spec += k->hdr.size;
-		ib_spec += ib->hdr.size;
+		ib_spec += size;
 	}
 	req->flow_attr.size = (uint16_t)specs_len;
 
