@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Opening and closing a device: the verbs_context every application sees,
  * built from the provider's tables. */
 #include "config.h"

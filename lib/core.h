@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What only the core sees. Providers include provider.h, never this. */
 #ifndef SV_CORE_H
 #define SV_CORE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Device discovery (netlink RDMA_NLDEV, sysfs fallback), the device
  * registry and the exported device-list functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The public fork-safety API (ibv_fork_init(3)) over the range map.
  *
  * Registered ranges are recorded from the first registration on, even

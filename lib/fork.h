@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fork safety inside the core: setup at library load and the seams the
  * unit tests use. MR registration uses sv_fork_range_add/del (core.h). */
 #ifndef SV_FORK_H

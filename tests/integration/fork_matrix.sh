@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/fork_matrix.sh SHAPE -- one row of the fork matrix,
 # run inside the test VM by the test_fork_<shape>.sh wrappers: every fork
 # way (fork+exit, fork+exec, system(), posix_spawn, fork from a thread

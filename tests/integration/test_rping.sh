@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_rping.sh -- rdma_cm programs over siw0 and rxe0,
 # run inside the test VM (tests/vm/run --netdev dummy --siw): Debian's
 # librdmacm on top of softverbs' libibverbs.
