@@ -163,7 +163,6 @@ err_close:
 
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	sv_init_once();
 	if (!device) {
 		errno = EINVAL;
 		return NULL;

@@ -20,9 +20,6 @@
 
 #define SV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- library load (lib/init.c) ---------------------------------------- */
-void sv_init_once(void);
-
 /* ---- fork safety (lib/fork.c), used by MR registration ---------------- */
 /* Record [base, base+len) as registered. When fork safety is on, its
  * pages become MADV_DONTFORK before this returns. 0 or -errno; on error

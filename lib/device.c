@@ -649,7 +649,6 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	struct ibv_device **list = NULL;
 	int n;
 
-	sv_init_once();
 	sv_fork_env_first_use();
 	if (num_devices)
 		*num_devices = 0;

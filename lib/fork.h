@@ -8,10 +8,6 @@
 
 #include "range_map.h"
 
-/* From init_all(): the range map, the pthread_atfork handlers, and the
- * environment (RDMAV_FORK_SAFE, IBV_FORK_SAFE, RDMAV_HUGEPAGES_SAFE). */
-void sv_fork_setup(void);
-
 /* Exported (IBVERBS_1.1) like rdma-core's, which declares them only in
  * its private driver header: verbs.h does not. 0, or -1 with errno. */
 int ibv_dontfork_range(void *base, size_t size);
