@@ -12,12 +12,12 @@
 #   - fi_info -p verbs and -p 'verbs;ofi_rxm': the same output on both,
 #     rxe0 and siw0 listed
 #   - fi_pingpong -p verbs -e msg over rxe0 and siw0, -e rdm (verbs with
-#     ofi_rxm) over siw0, data checked (-c)
+#     ofi_rxm) over siw0 (and over rxe0: known on both), data checked (-c)
 #   - qperf -cm1 (rdma_cm): rc_lat, rc_bw, rc_rdma_write_lat over rxe0,
 #     rc_lat over siw0
 #   - ucx_info -d: rc_verbs and ud_verbs on rxe0:1, the same attributes
 #   - ucx_perftest, UCT rc_verbs on rxe0:1: am_lat put_lat put_bw get
-#     (bcopy, zcopy) fadd; UCP over rc_verbs,ud_verbs,self: tag_lat
+#     (bcopy) fadd; UCP over rc_verbs,ud_verbs,self: tag_lat
 #     ucp_put_bw ucp_get (UCX_UD_VERBS_ETH_DGID_CHECK=n: Soft-RoCE's UD
 #     address check, kmod-notes/real-clients.md)
 # A check that passes on rdma-core must pass on softverbs (PASS/FAIL). A
@@ -28,12 +28,12 @@
 #
 # Environment: RXE_DEV/RXE_IP, SIW_DEV/SIW_IP (tests/vm/run);
 # SOFTVERBS_LIBDIR (default lib/.libs of this tree); CLIENTS_ITERS
-# (iterations per fi_pingpong / ucx_perftest run, 20); CLIENTS_TIMEOUT
+# (iterations per fi_pingpong / ucx_perftest run, 10); CLIENTS_TIMEOUT
 # seconds per process (60).
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_clients "$@"
-iters=${CLIENTS_ITERS:-20}
+iters=${CLIENTS_ITERS:-10}
 tmo=${CLIENTS_TIMEOUT:-60}
 
 sv_need_cmd fi_info libfabric-bin
@@ -172,7 +172,7 @@ fi_pp() {
         # bytes #sent #ack total time ...: one row ("4k"), every message
         # acked
         grep -Eq "^4k +$iters +=$iters " "$work/pp-$ep-$dev.$lib.$f" || {
-            why="server exit $srv_rc, client exit $cli_rc: $(errline "$work/pp-$ep-$dev.$lib.cli" "$work/pp-$ep-$dev.$lib.srv")"
+            why="server exit $srv_rc: $(errline "$work/pp-$ep-$dev.$lib.srv"); client exit $cli_rc: $(errline "$work/pp-$ep-$dev.$lib.cli")"
             return 1
         }
     done
@@ -271,6 +271,9 @@ ucx_info_same
 both "fi_pingpong -p verbs -e msg -c over $RXE_DEV" "$RXE_DEV" fi_pp msg "$RXE_DEV" "$RXE_IP"
 both "fi_pingpong -p verbs -e msg -c over $SIW_DEV" "$SIW_DEV" fi_pp msg "$SIW_DEV" "$SIW_IP"
 both "fi_pingpong -p verbs -e rdm -c (ofi_rxm) over $SIW_DEV" "$SIW_DEV" fi_pp rdm "$SIW_DEV" "$SIW_IP"
+# known on both (ofi_rxm over rxe: kmod-notes/real-clients.md); fails in
+# a second, kept to see the day one library changes
+both "fi_pingpong -p verbs -e rdm -c (ofi_rxm) over $RXE_DEV" "$RXE_DEV" fi_pp rdm "$RXE_DEV" "$RXE_IP"
 
 if qperf_start rc && qperf_start sv; then
     for t in rc_lat rc_bw rc_rdma_write_lat; do
@@ -292,7 +295,6 @@ am_lat -d $RXE_DEV:1 -x rc_verbs -t am_lat -n $iters -w $w
 put_lat -d $RXE_DEV:1 -x rc_verbs -t put_lat -n $iters -w $w
 put_bw -d $RXE_DEV:1 -x rc_verbs -t put_bw -n $iters -w $w
 get_bcopy -d $RXE_DEV:1 -x rc_verbs -t get -D bcopy -n $iters -w $w
-get_zcopy -d $RXE_DEV:1 -x rc_verbs -t get -D zcopy -s 4096 -n $iters -w $w
 fadd -d $RXE_DEV:1 -x rc_verbs -t fadd -n $iters -w $w
 EOF
 both "ucx_perftest UCT rc_verbs on $RXE_DEV:1: $(cut -d' ' -f1 "$work/uct" | tr '\n' ' ')" \
