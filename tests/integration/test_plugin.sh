@@ -1,0 +1,220 @@
+#!/bin/bash
+# tests/integration/test_plugin.sh -- softverbs' rxe and siw providers as
+# plug-ins of rdma-core's own libibverbs (plugin/: libsoftverbs-rxe-rdmav34.so,
+# libsoftverbs-siw-rdmav34.so), run inside the test VM
+# (tests/vm/run --netdev dummy --siw).
+#
+#   test_plugin.sh [-v]
+#
+# A "plug-in" end is a Debian program on the system's libibverbs with
+# RDMAV_DRIVERS=<build>/plugin/.libs/libsoftverbs-rxe:...-siw (rdma-core
+# appends -rdmav34.so and tries them before its own providers); an
+# "rdma-core" end is the same program with nothing changed. Cases:
+#  - ibv_devinfo -v prints byte for byte what rdma-core's librxe/libsiw
+#    make it print;
+#  - the pingpongs over rxe0: rc -e, rc -N, uc with the plug-in on both
+#    ends; rc, ud, srq mixed with rdma-core's librxe both ways round;
+#  - rping over siw0 mixed with rdma-core's libsiw both ways round, and
+#    perftest's ib_write_bw -R over siw0 with the plug-in on both ends.
+# Every plug-in end must have mapped rdma-core's libibverbs (not
+# softverbs') and our plug-in (/proc/<pid>/maps, through the maps probe),
+# and its SOFTVERBS_LOG=info log must say that our provider drove the
+# device. Exit 0 all passed, 1 some failed, 77 skipped (no device, no
+# plug-ins built, a Debian program missing).
+#
+# Environment: RXE_DEV, RXE_GID, SIW_DEV, SIW_IP (tests/vm/run);
+# SOFTVERBS_LIBDIR; PLUGIN_ITERS (pingpong iterations, 20); PLUGIN_RPING_COUNT
+# (50); PLUGIN_PERFTEST_ITERS (100); PLUGIN_TIMEOUT seconds per end (60).
+set -u
+. "$(dirname "$0")/lib.sh"
+sv_init test_plugin "$@"
+iters=${PLUGIN_ITERS:-20}
+count=${PLUGIN_RPING_COUNT:-50}
+ptiters=${PLUGIN_PERFTEST_ITERS:-100}
+tmo=${PLUGIN_TIMEOUT:-60}
+plugdir=${SOFTVERBS_PLUGIN_DIR:-$libdir/../../plugin/.libs}
+[ -e "$plugdir/libsoftverbs-rxe-rdmav34.so" ] ||
+    skip "no plug-ins in $plugdir (make)"
+plugdir=$(cd "$plugdir" && pwd)
+syslib=$(readlink -f "${SYSTEM_LIBIBVERBS:-/usr/lib/$(gcc -print-multiarch 2> /dev/null)/libibverbs.so.1}")
+[ -e "$syslib" ] || skip "no system libibverbs ($syslib)"
+sv_need_dev RXE_DEV
+dev=$RXE_DEV
+gid=${RXE_GID:-1}
+for p in ibv_devinfo ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong \
+    ibv_srq_pingpong; do
+    sv_need_cmd $p ibverbs-utils
+done
+siw=
+if [ -n "${SIW_DEV:-}" ] && [ -e "/sys/class/infiniband/$SIW_DEV" ] &&
+    [ -n "${SIW_IP:-}" ]; then
+    siw=$SIW_DEV
+    sv_need_cmd rping rdmacm-utils
+    sv_need_cmd ib_write_bw perftest
+    modprobe rdma_ucm 2> /dev/null
+fi
+drivers="$plugdir/libsoftverbs-rxe:$plugdir/libsoftverbs-siw"
+port=18900
+n_log=0
+
+# plug_env pl|rc: PL_ENV=(...) the environment of one end, for env(1)
+plug_env() {
+    if [ "$1" = pl ]; then
+        n_log=$((n_log + 1))
+        PL_ENV=(LD_LIBRARY_PATH= LD_PRELOAD="$sv_probe" SV_MAPS_DIR="$work/maps"
+                RDMAV_DRIVERS="$drivers" SOFTVERBS_LOG=info
+                SOFTVERBS_LOG_FILE="$work/log.$n_log")
+    else
+        PL_ENV=(-u RDMAV_DRIVERS LD_LIBRARY_PATH= LD_PRELOAD= SV_MAPS_DIR=)
+    fi
+}
+plabel() { if [ "$1" = pl ]; then echo plug-in; else echo rdma-core; fi; }
+
+# plug_check DEV: every plug-in end since the last call mapped rdma-core's
+# libibverbs and our plug-in for DEV, no softverbs libibverbs, and logged
+# that our provider drove DEV. Prints why not; 0 ok, 1 not.
+plug_check() {
+    local d=$1 f n=0 bad=0 name
+    case $d in siw*) name=siw ;; *) name=rxe ;; esac
+    for f in "$work"/maps/maps.*; do
+        [ -e "$f" ] || continue
+        n=$((n + 1))
+        grep -q " $syslib\$" "$f" || {
+            echo "  maps: $(head -n 1 "$f") did not map rdma-core's $syslib"; bad=1; }
+        grep -q "/libsoftverbs-$name-rdmav34.so\$" "$f" || {
+            echo "  maps: $(head -n 1 "$f") did not map libsoftverbs-$name-rdmav34.so"; bad=1; }
+        if grep -q " $libdir/libibverbs.so" "$f"; then
+            echo "  maps: $(head -n 1 "$f") mapped softverbs' own libibverbs"; bad=1
+        fi
+    done
+    [ $n -gt 0 ] || { echo "  maps: no plug-in end left a maps record"; bad=1; }
+    for f in "$work"/log.*; do
+        [ -e "$f" ] || continue
+        grep -q "softverbs $name provider drives $d\$" "$f" || {
+            echo "  log: no 'softverbs $name provider drives $d' in $f:"
+            head -n 3 "$f" | sed 's/^/    /'; bad=1; }
+    done
+    rm -f "$work"/maps/maps.* "$work"/log.*
+    return $bad
+}
+
+# the plug-in must not change what rdma-core prints
+devinfo_case() {
+    local ok=0
+    ibv_devinfo -v > "$work/ref" 2>&1; echo "exit $?" >> "$work/ref"
+    plug_env pl
+    env "${PL_ENV[@]}" ibv_devinfo -v > "$work/pl" 2>&1; echo "exit $?" >> "$work/pl"
+    if cmp -s "$work/ref" "$work/pl"; then
+        ok=1
+        # siw0 too, when present: ibv_devinfo opens every device
+        if [ -n "$siw" ] && ! grep -q "softverbs siw provider drives $siw\$" "$work/log.$n_log"; then
+            echo "  log: no 'softverbs siw provider drives $siw'"; ok=0
+        fi
+        plug_check "$dev" || ok=0
+    else
+        diff -u "$work/ref" "$work/pl" | head -30
+    fi
+    sv_result "ibv_devinfo -v identical (plug-in vs rdma-core, $(wc -l < "$work/ref") lines)" $ok
+}
+
+# pp_case SERVER CLIENT PROG [ARGS...]
+pp_case() {
+    local s=$1 c=$2 prog=$3 srv_rc cli_rc spid ok=0 name
+    shift 3
+    port=$((port + 1))
+    name="$prog $* over $dev (server $(plabel "$s"), client $(plabel "$c"))"
+    plug_env "$s"
+    env "${PL_ENV[@]}" timeout -k 5 "$tmo" \
+        "$prog" -d "$dev" -g "$gid" -n "$iters" -p $port "$@" \
+        > "$work/server.log" 2>&1 &
+    spid=$!
+    sv_wait_port $port $spid
+    plug_env "$c"
+    env "${PL_ENV[@]}" timeout -k 5 "$tmo" \
+        "$prog" -d "$dev" -g "$gid" -n "$iters" -p $port "$@" 127.0.0.1 \
+        > "$work/client.log" 2>&1
+    cli_rc=$?
+    wait $spid
+    srv_rc=$?
+    if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] &&
+        grep -q "$iters iters in" "$work/client.log" &&
+        grep -q "$iters iters in" "$work/server.log"; then
+        plug_check "$dev" && ok=1
+    fi
+    sv_result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
+    if [ $ok = 0 ]; then
+        echo "---- server:"; tail -n 6 "$work/server.log"
+        echo "---- client:"; tail -n 6 "$work/client.log"
+    fi
+    rm -f "$work"/maps/maps.* "$work"/log.*
+}
+
+# wait_listen PORT PID: an rdma_cm id listens on PORT, or PID is gone
+wait_listen() {
+    for _ in $(seq 150); do
+        rdma res show cm_id 2> /dev/null | grep -q "LISTEN.*:$1 " && return 0
+        kill -0 "$2" 2> /dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# cm_case SERVER CLIENT NAME OKPATTERN SERVER_CMD... -- CLIENT_CMD...:
+# rdma_cm programs over siw0; "-p PORT" goes after each program name
+cm_case() {
+    local s=$1 c=$2 name=$3 pat=$4 spid srv_rc cli_rc ok=0 srv=() cli=()
+    shift 4
+    port=$((port + 1))
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+    shift
+    cli=("$@")
+    name="$name over $siw (server $(plabel "$s"), client $(plabel "$c"))"
+    plug_env "$s"
+    env "${PL_ENV[@]}" timeout -k 5 "$tmo" "${srv[0]}" -p $port "${srv[@]:1}" \
+        > "$work/server.log" 2>&1 &
+    spid=$!
+    wait_listen $port $spid
+    plug_env "$c"
+    env "${PL_ENV[@]}" timeout -k 5 "$tmo" "${cli[0]}" -p $port "${cli[@]:1}" \
+        > "$work/client.log" 2>&1
+    cli_rc=$?
+    wait $spid
+    srv_rc=$?
+    if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && grep -Eq "$pat" "$work/client.log"; then
+        plug_check "$siw" && ok=1
+    fi
+    sv_result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
+    if [ $ok = 0 ]; then
+        echo "---- server:"; tail -n 6 "$work/server.log"
+        echo "---- client:"; tail -n 6 "$work/client.log"
+    fi
+    rm -f "$work"/maps/maps.* "$work"/log.*
+}
+
+devinfo_case
+# the plug-in on both ends where only our provider is tested, mixed with
+# rdma-core's librxe for the rest (the wire formats must agree)
+for c in "ibv_rc_pingpong -e" "ibv_rc_pingpong -N -c" "ibv_uc_pingpong"; do
+    # shellcheck disable=SC2086
+    pp_case pl pl $c
+done
+for c in "ibv_rc_pingpong -c" "ibv_ud_pingpong" "ibv_srq_pingpong"; do
+    # shellcheck disable=SC2086
+    pp_case pl rc $c
+    # shellcheck disable=SC2086
+    pp_case rc pl $c
+done
+if [ -n "$siw" ]; then
+    for ends in "pl rc" "rc pl"; do
+        # shellcheck disable=SC2086
+        cm_case $ends "rping -C $count" "rdma-ping-$((count - 1)):" \
+            rping -s -a "$SIW_IP" -- rping -c -a "$SIW_IP" -C "$count" -v
+    done
+    cm_case pl pl "ib_write_bw -R" "^ *[0-9]+ +$ptiters +[0-9.]+" \
+        ib_write_bw -R -d "$siw" -n "$ptiters" -- \
+        ib_write_bw -R -d "$siw" -n "$ptiters" "$SIW_IP"
+else
+    echo "note: no siw0 with an address (tests/vm/run --netdev dummy --siw): the siw cases did not run"
+    [ "${CI:-}" = true ] && sv_result "siw0 present" 0 "CI runs with --siw"
+fi
+sv_finish
