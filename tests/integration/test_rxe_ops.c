@@ -597,6 +597,12 @@ START_TEST(test_1gib_mr)
 }
 END_TEST
 
+#ifdef RX_PLUGIN
+#define RX_OPS_PLUGIN 1
+#else
+#define RX_OPS_PLUGIN 0
+#endif
+
 static Suite *make_rxe_ops_suite(void)
 {
 	Suite *s = suite_create("rxe_ops");
@@ -607,7 +613,11 @@ static Suite *make_rxe_ops_suite(void)
 	tcase_add_test(tc, test_chain);
 	tcase_add_test(tc, test_wraparound);
 	tcase_add_test(tc, test_ex_api);
-	tcase_add_test(tc, test_1gib_mr);
+	/* the plug-in build (test_plugin.sh) leaves out the slow one: the
+	 * 1 GiB pin is the core's work (rdma-core's there), not the
+	 * provider's */
+	if (!RX_OPS_PLUGIN)
+		tcase_add_test(tc, test_1gib_mr);
 	suite_add_tcase(s, tc);
 	return s;
 }
