@@ -62,6 +62,15 @@ drivers="$plugdir/libsoftverbs-rxe:$plugdir/libsoftverbs-siw"
 port=18900
 n_log=0
 
+# result NAME OK DETAIL: sv_result with the seconds since the last call
+t_last=$SECONDS
+result() {
+    local name="$1 [$((SECONDS - t_last))s]"
+    t_last=$SECONDS
+    shift
+    sv_result "$name" "$@"
+}
+
 # plug_env pl|rc: PL_ENV=(...) the environment of one end, for env(1)
 plug_env() {
     if [ "$1" = pl ]; then
@@ -125,7 +134,7 @@ devinfo_case() {
     else
         diff -u "$work/ref" "$work/pl" | head -30
     fi
-    sv_result "ibv_devinfo -v identical (plug-in vs rdma-core, $(wc -l < "$work/ref") lines)" $ok
+    result "ibv_devinfo -v identical (plug-in vs rdma-core, $(wc -l < "$work/ref") lines)" $ok
 }
 
 # pp_case SERVER CLIENT PROG [ARGS...]
@@ -152,7 +161,7 @@ pp_case() {
         grep -q "$iters iters in" "$work/server.log"; then
         plug_check "$dev" && ok=1
     fi
-    sv_result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
+    result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
     if [ $ok = 0 ]; then
         echo "---- server:"; tail -n 6 "$work/server.log"
         echo "---- client:"; tail -n 6 "$work/client.log"
@@ -194,7 +203,7 @@ cm_case() {
     if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && grep -Eq "$pat" "$work/client.log"; then
         plug_check "$siw" && ok=1
     fi
-    sv_result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
+    result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
     if [ $ok = 0 ]; then
         echo "---- server:"; tail -n 6 "$work/server.log"
         echo "---- client:"; tail -n 6 "$work/client.log"
@@ -213,7 +222,7 @@ prog_case() {
     if [ $rc = 0 ]; then
         plug_check "$d" any && ok=1
     fi
-    sv_result "$name" $ok "exit $rc"
+    result "$name" $ok "exit $rc"
     [ $ok = 1 ] && [ $verbose = 1 ] && tail -n 1 "$work/prog.log"
     [ $ok = 1 ] || tail -n 20 "$work/prog.log"
     rm -f "$work"/maps/maps.* "$work"/log.*
