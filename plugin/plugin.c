@@ -148,6 +148,7 @@ static struct ibv_qp *plug_create_qp(struct ibv_pd *pd,
 /* The whole table: the core's defaults (generic commands, EOPNOTSUPP),
  * then the provider's slots, then the adapter's. Built once. */
 static struct verbs_context_ops plug_ops;
+static void plug_free_context(struct ibv_context *ibctx);
 
 static void plug_build_ops(void)
 {
@@ -160,7 +161,8 @@ static void plug_build_ops(void)
 	else if (!sv_plugin_provider.ops->create_qp)
 		ops.create_qp = NULL;
 	plug_ops_to_verbs(&plug_ops, &ops);
-	plug_ops.free_context = NULL; /* set below */
+	/* not a verb in our table: the adapter's, since it owns the memory */
+	plug_ops.free_context = plug_free_context;
 }
 
 /* ---- device ------------------------------------------------------------------ */
@@ -238,7 +240,6 @@ __attribute__((constructor)) static void plug_register(void)
 {
 	sv_log_init();
 	plug_build_ops();
-	plug_ops.free_context = plug_free_context;
 	plug_match[0].kind = VERBS_MATCH_DRIVER_ID;
 	plug_match[0].u.driver_id = sv_plugin_provider.driver_id;
 	/* a kernel that reports no driver id: the IB device name, as

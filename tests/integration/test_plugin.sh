@@ -17,6 +17,8 @@
 #    test_plugin_*) pass on the plug-ins: the cq_ex loop, siw's
 #    solicited-only arming,
 #    the bad work requests, full queues, ...;
+#  - rdma-core's fork-safety pattern (ibv_fork_init, register, fork
+#    every way during traffic: examples/fork-torture) on the plug-in;
 #  - the pingpongs over rxe0: rc -e, rc -N, uc with the plug-in on both
 #    ends; rc, ud, srq mixed with rdma-core's librxe both ways round;
 #  - rping over siw0 mixed with rdma-core's libsiw both ways round, and
@@ -233,12 +235,34 @@ bindir=${top_builddir:-$libdir/../..}/tests/integration
 for p in test_plugin_rxe_ops test_plugin_rxe_errors test_plugin_siw; do
     [ -x "$bindir/$p" ] || skip "$bindir/$p is not built (make check)"
 done
+# rdma-core's fork-safety pattern with our provider: ibv_fork_init,
+# register, fork every way during traffic (examples/fork-torture, which
+# sees it is not on softverbs and expects rdma-core's behaviour), on the
+# system's libibverbs (LD_LIBRARY_PATH beats fork-torture's RUNPATH)
+fork_case() {
+    local rc ok=0 t=$bindir/../../examples/.libs/fork-torture
+    [ -x "$t" ] || t=$bindir/../../examples/fork-torture
+    plug_env pl
+    env "${PL_ENV[@]}" LD_LIBRARY_PATH="$(dirname "$syslib")" RXE_DEV="$dev" \
+        timeout -k 5 120 "$t" --shape plain --rounds 1 --fork-safe on \
+        > "$work/prog.log" 2>&1 < /dev/null
+    rc=$?
+    if [ $rc = 0 ] && grep -q "^OK: every byte" "$work/prog.log" &&
+        grep -q "rdma-core (or other) library" "$work/prog.log"; then
+        plug_check "$dev" any && ok=1
+    fi
+    result "fork-torture -f on (ibv_fork_init, register, fork every way) on the plug-in" $ok "exit $rc"
+    [ $ok = 1 ] || tail -n 20 "$work/prog.log"
+    rm -f "$work"/maps/maps.* "$work"/log.*
+}
+
 # every opcode on every QP type, chains, ring wrap-around, the ibv_wr_*
 # and cq_ex API (the documented next_poll-until-ENOENT loop),
 # and the error paths (bad WRs, full queues, remote access, RNR, flush,
 # CQ overflow, SRQ limit, resize) -- our rxe provider, rdma-core's core
 prog_case "rxe data path (test_rxe_ops) on the plug-in" "$bindir/test_plugin_rxe_ops"
 prog_case "rxe error paths (test_rxe_errors) on the plug-in" "$bindir/test_plugin_rxe_errors"
+fork_case
 # the plug-in on both ends where only our provider is tested, mixed with
 # rdma-core's librxe for the rest (the wire formats must agree)
 for c in "ibv_rc_pingpong -e" "ibv_rc_pingpong -N -c" "ibv_uc_pingpong"; do
