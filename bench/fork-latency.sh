@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # bench/fork-latency.sh -- what registered memory costs at fork(): fork()
 # time, fork()+wait time and the child's resident memory with 64 MiB,
 # 256 MiB and 1 GiB registered, fork safety off and on (RDMAV_FORK_SAFE=1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bench/fork_latency: what registered memory costs at fork(), for
  * bench/fork-latency.sh. Linked against the system's -libverbs, so the
  * same binary runs on rdma-core, or on softverbs with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One cell of the fork-map benchmark: dlopen one libibverbs.so.1
  * (rdma-core's or softverbs'), hold N live one-page ranges, and time
  * register/deregister pairs (ibv_dontfork_range + ibv_dofork_range) of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Fork-map benchmark: rdma-core's libibverbs vs softverbs', each library
 # dlopened in its own process (bench/forkmap), same workloads.
 # usage: forkmap.sh FORKMAP_BIN SOFTVERBS_SO RDMA_CORE_SO STUB_SO

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* LD_PRELOADed into both libraries' runs of bench/forkmap: madvise does
  * nothing, so only the range maps themselves are compared. */
 #include <stddef.h>

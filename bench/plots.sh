@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck disable=SC2317,SC2016,SC1003  # plot_* are called by name; gnuplot text is literal
 # bench/plots.sh -- the benchmarks' tables as SVG charts (gnuplot):
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bench/soak -- a long run of everything at once on one rxe device, to
  * find what only time and concurrency find. Not a CI test: run it by
  * hand, on either library (it links the system libibverbs; put

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # bench/soak.sh [SECONDS [THREADS]] -- bench/soak on rdma-core and on
 # softverbs at the same time, in one boot of the test VM, over rxe0 (not
 # CI: `make -C _build bench-soak SOAK_SECONDS=1800`). Both processes share

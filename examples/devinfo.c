@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* devinfo: list the RDMA devices and describe each one, like a condensed
  * `ibv_devinfo -v`. A tour of the verbs calls every program makes before
  * it moves data:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* fork-classic: the pattern that used to corrupt RDMA programs.
  *
  * A program registers a buffer, then runs a shell command with system()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* fork-torture: RDMA traffic into registered memory while the process
  * forks, over and over, in every way programs fork:
  *

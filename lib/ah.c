@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Address handles built from a received completion (ibv_init_ah_from_wc,
  * ibv_create_ah_from_wc): the reply path of UD and of RoCE responders. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one place that formats uverbs commands: the legacy write ABI
  * (struct ib_uverbs_cmd_hdr, optionally the extended header) and the
  * ioctl ABI (RDMA_VERBS_IOCTL). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's write-ABI command helpers for providers
  * (IBVERBS_PRIVATE_34): the ibv_cmd_* every provider needs for its
  * context, PD, MR, MW, CQ, SRQ, QP and AH (librxe, libsiw, libmlx5 ...).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's flow steering helpers (IBVERBS_PRIVATE_34): CREATE_FLOW
  * and DESTROY_FLOW, extended write commands. The application describes a
  * flow with struct ibv_flow_spec entries (verbs.h); the kernel takes its

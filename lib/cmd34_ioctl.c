@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's ioctl command buffers (struct ibv_command_buffer,
  * execute_ioctl) and the ibv_cmd_* of IBVERBS_PRIVATE_34 that exist only as
  * ioctl methods: QUERY_CONTEXT, the MR methods (query, advise, dma-buf),

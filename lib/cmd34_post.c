@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's kernel-side data path (IBVERBS_PRIVATE_34): POLL_CQ,
  * POST_SEND, POST_RECV and POST_SRQ_RECV as write commands, for providers
  * whose kernel driver keeps the queues (ipathverbs-style); the work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's QP helpers beyond the soft providers' set
  * (IBVERBS_PRIVATE_34): create_qp_ex (the CREATE_QP write command for the
  * XRC-aware verbs_qp), open_qp (a shareable XRC target QP) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's helpers for receive work queues and their indirection
  * tables (RSS), IBVERBS_PRIVATE_34. These objects came with the extended
  * write commands, which every kernel that has them also takes; rdma-core

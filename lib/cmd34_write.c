@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's write-ABI helpers for XRC domains, MR re-registration
  * and CQ moderation (IBVERBS_PRIVATE_34). The provider's cmd/resp buffers
  * carry its driver data behind the core structs; sv_cmd_write_drv sends

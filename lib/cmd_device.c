@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Device, port and GID commands: GET_CONTEXT, QUERY_DEVICE (+ex),
  * QUERY_PORT (ioctl, then write), QUERY_GID_ENTRY / QUERY_GID_TABLE
  * (ioctl, then sysfs). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Memory region commands. The fork-safety bookkeeping is lib/mr.c's. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Kernel-structure converters kept for librdmacm (see compat.h).
  * Field by field: the kernel structures order and size their fields
  * differently from the verbs ones (u32 for enums, qp_cap in the middle),

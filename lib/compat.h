@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The historical kernel-structure converters (rdma-core's
  * <infiniband/marshall.h>, which Debian's libibverbs-dev does not ship).
  * librdmacm calls them to turn what the rdma_ucm device returns into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Opening and closing a device: the verbs_context every application sees,
  * built from the provider's tables. */
 #include "config.h"
@@ -162,7 +163,6 @@ err_close:
 
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	sv_init_once();
 	if (!device) {
 		errno = EINVAL;
 		return NULL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What only the core sees. Providers include provider.h, never this. */
 #ifndef SV_CORE_H
 #define SV_CORE_H
@@ -18,9 +19,6 @@
 #define SV_EXPORT __attribute__((visibility("default")))
 
 #define SV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ---- library load (lib/init.c) ---------------------------------------- */
-void sv_init_once(void);
 
 /* ---- fork safety (lib/fork.c), used by MR registration ---------------- */
 /* Record [base, base+len) as registered. When fork safety is on, its

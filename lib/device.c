@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Device discovery (netlink RDMA_NLDEV, sysfs fallback), the device
  * registry and the exported device-list functions.
  *
@@ -648,7 +649,6 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	struct ibv_device **list = NULL;
 	int n;
 
-	sv_init_once();
 	sv_fork_env_first_use();
 	if (num_devices)
 		*num_devices = 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Completion channels and events, asynchronous events. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The public fork-safety API (ibv_fork_init(3)) over the range map.
  *
  * Registered ranges are recorded from the first registration on, even
@@ -78,7 +79,7 @@ static int copy_on_fork_reported(void)
 	return cof;
 }
 
-/* ibv_fork_init() without sv_init_once (it also runs from init_all).
+/* ibv_fork_init(), also run by sv_fork_setup() at load.
  * 0 or a positive errno. */
 static int fork_init(void)
 {
@@ -150,7 +151,13 @@ void sv_fork_env_first_use(void)
 	pthread_once(&once, fork_env_first_use);
 }
 
-void sv_fork_setup(void)
+/* At library load, before main() and before any library that depends on
+ * this one can call a verb (the loader runs a library's constructors
+ * before those of the objects that need it), after the log's: the range
+ * map, the pthread_atfork handlers, and the environment (RDMAV_FORK_SAFE,
+ * IBV_FORK_SAFE, RDMAV_HUGEPAGES_SAFE; read once more at the first device
+ * listing or registration, for a program that sets them in main()). */
+__attribute__((constructor(102))) static void fork_setup(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 
@@ -277,13 +284,11 @@ int sv_fork_range_del(void *base, size_t len)
 
 SV_EXPORT int ibv_fork_init(void)
 {
-	sv_init_once();
 	return fork_init();
 }
 
 SV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
 {
-	sv_init_once();
 	if (copy_on_fork_reported())
 		return IBV_FORK_UNNEEDED;
 	return range_map_is_active(&fork_map) ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
@@ -293,7 +298,6 @@ SV_EXPORT int ibv_dontfork_range(void *base, size_t size)
 {
 	int ret;
 
-	sv_init_once();
 	ret = sv_fork_range_add(base, size);
 	if (ret) {
 		errno = -ret;
@@ -307,7 +311,6 @@ SV_EXPORT int ibv_dofork_range(void *base, size_t size)
 	uintptr_t first, end;
 	int ret;
 
-	sv_init_once();
 	/* Cleanup code may release what it never registered: rdma-core
 	 * returns 0 for that, so do the same and change nothing. A range
 	 * only partly registered is still an error (EINVAL, nothing done). */
@@ -332,7 +335,6 @@ SV_EXPORT int softverbs_fork_stats(struct softverbs_fork_stats *stats, size_t si
 
 	if (!stats || size < SOFTVERBS_FORK_STATS_V1_SIZE)
 		return EINVAL;
-	sv_init_once();
 	range_map_get_stats(&fork_map, &ms);
 	memset(&st, 0, sizeof(st));
 	st.fork_safe = range_map_is_active(&fork_map);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fork safety inside the core: setup at library load and the seams the
  * unit tests use. MR registration uses sv_fork_range_add/del (core.h). */
 #ifndef SV_FORK_H
@@ -6,10 +7,6 @@
 #include <stddef.h>
 
 #include "range_map.h"
-
-/* From init_all(): the range map, the pthread_atfork handlers, and the
- * environment (RDMAV_FORK_SAFE, IBV_FORK_SAFE, RDMAV_HUGEPAGES_SAFE). */
-void sv_fork_setup(void);
 
 /* Exported (IBVERBS_1.1) like rdma-core's, which declares them only in
  * its private driver header: verbs.h does not. 0, or -1 with errno. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Sharing objects between processes (ibv_import_*): a context opened
  * from another process's command fd, and PDs, MRs and device memory
  * from their kernel handles. The provider rebuilds its user-space objects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "config.h"
 
 #include <errno.h>
@@ -35,7 +36,9 @@ static int parse_level(const char *s)
 	return SV_LOG_DEBUG; /* set to something unknown: be verbose */
 }
 
-void sv_log_init(void)
+/* At library load, first of the constructors (fork safety's, in fork.c,
+ * may already log); tests and the fuzzer call it again. */
+__attribute__((constructor(101))) void sv_log_init(void)
 {
 	const char *file;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The library's one logging function. Off by default; SOFTVERBS_LOG
  * (error|warn|info|debug, or 1..4) turns it on, SOFTVERBS_LOG_FILE sends
  * it to a file instead of stderr. */

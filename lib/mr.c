@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Memory registration: argument checks, the fork-safety range map around
  * the REG_MR / DEREG_MR commands, the three exported versions of
  * ibv_reg_mr, rereg and dma-buf registration.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_resolve_eth_l2_from_gid: the Ethernet address (and VLAN) of a RoCE
  * destination, for providers whose hardware needs it in every address
  * handle (libvmw_pvrdma, libmlx4 ...; softverbs' own rxe lets the kernel

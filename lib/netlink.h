@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* NETLINK_RDMA requests to the kernel's RDMA_NL_NLDEV client: device
  * discovery and system-wide settings, without libnl. */
 #ifndef SV_NETLINK_H

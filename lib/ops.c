@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The context-ops defaults: every slot answers, so a provider fills only
  * what it implements. Most defaults say EOPNOTSUPP; where the uverbs
  * command alone does the whole job (PD, MR, MW dealloc, mcast, device and

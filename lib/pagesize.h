@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The page size backing a mapping (hugetlbfs: 2 MiB or 1 GiB; anything
  * else, transparent huge pages included: the base page), found without
  * parsing all of /proc/self/smaps. */

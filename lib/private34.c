@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IBVERBS_PRIVATE_34, the context side: what an rdma-core provider calls
  * to build its context on softverbs' core (_verbs_init_and_alloc_context,
  * verbs_set_ops, verbs_uninit_context), plus logging and sysfs helpers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's provider ABI (version node IBVERBS_PRIVATE_34): the
  * structures Debian's provider libraries (libmlx5, libefa, librxe, ...)
  * were compiled against, and the entry points they import.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What providers see: the provider and context-ops tables, the core objects
  * a provider embeds, and the sv_ helpers that send uverbs commands.
  *

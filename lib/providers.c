@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The built-in providers. Adding one takes its folder (provider/<name>/
  * with a Makefile.inc adding its sources to lib/libsvcore.la), one
  * `include` line in Makefile.am, and two lines here: its declaration and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The fork-safety range map: which pages are registered, how many times,
  * and (once the map is active) which are MADV_DONTFORK. It knows nothing
  * of devices.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core's provider libraries on softverbs' core: loading them the way
  * rdma-core 44 does (the config directory's "driver NAME" lines, the
  * provider directory, RDMAV_DRIVERS / IBV_DRIVERS), recording what they

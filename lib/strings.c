@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Names of enum values and the link-rate conversions.
  *
  * ibv_devinfo, the pingpong examples and many applications print these

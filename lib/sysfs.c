@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* sysfs access: the root (SYSFS_PATH), small attribute files, and the
  * historical exported helpers ibv_get_sysfs_path / ibv_read_sysfs_file. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The public verbs: validate, dispatch through the context's ops, keep
  * the core's bookkeeping. PD and MR registration live in lib/mr.c,
  * events in lib/events.c. */

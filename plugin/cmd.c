@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The provider command interface (lib/provider.h's sv_cmd_*) over
  * rdma-core 44's exported command helpers (IBVERBS_PRIVATE_34 ibv_cmd_*):
  * the back end the plug-ins link instead of softverbs' own command layer

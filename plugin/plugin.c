@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A softverbs provider as an rdma-core 44 plug-in: the adapter from
  * softverbs' provider contract (struct sv_provider, struct
  * sv_context_ops; lib/provider.h) to rdma-core's (struct
@@ -236,9 +237,9 @@ static struct verbs_match_ent plug_match[3];
 static char plug_name_pattern[64];
 static struct verbs_device_ops plug_device_ops;
 
+/* After lib/log.c's constructor (priority 101) has read SOFTVERBS_LOG. */
 __attribute__((constructor)) static void plug_register(void)
 {
-	sv_log_init();
 	plug_build_ops();
 	plug_match[0].kind = VERBS_MATCH_DRIVER_ID;
 	plug_match[0].u.driver_id = sv_plugin_provider.driver_id;

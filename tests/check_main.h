@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/check_main.h -- the one runner of every Check program (unit and
  * integration): runs the suite (fork mode, CK_RUN_SUITE / CK_RUN_CASE
  * honoured), and turns the result into the program's exit status with

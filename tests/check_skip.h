@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/check_skip.h -- honest skips for Check programs.
  *
  * Check has no skip: a test that returns early passes. A test that cannot

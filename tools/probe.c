@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* probe: what `softverbs doctor` learns through the verbs API itself, as a
  * program would. Linked against -libverbs like any application, it runs on
  * whichever libibverbs.so.1 the loader finds (doctor points it at

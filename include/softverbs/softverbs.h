@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* softverbs' own additions to the verbs API. Programs that include this
  * header and call these functions need softverbs' libibverbs.so.1. */
 #ifndef SOFTVERBS_SOFTVERBS_H

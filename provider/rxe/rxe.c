@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Soft-RoCE (rdma_rxe): the provider table. The control path (context,
  * device and port queries, PD, MR, mcast, QP modify and queries) is the
  * core's generic commands, since rxe needs no trailers for them; the data

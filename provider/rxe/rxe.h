@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Soft-RoCE (rdma_rxe) provider: shared declarations. */
 #ifndef RXE_H
 #define RXE_H

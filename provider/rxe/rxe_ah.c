@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rxe address handles. Since Linux 5.10 rdma_rxe keeps the address vector
  * itself and answers CREATE_AH with an index (struct rxe_create_ah_resp);
  * UD WQEs name the destination by that index. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rxe completion queues: the kernel writes struct ib_uverbs_wc entries
  * into a mapped ring; polling reads them without a system call. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Soft-RoCE data path: the provider's CQ, QP, SRQ, AH and MW objects and
  * the ops that fill their slots of rxe_ctx_ops (rxe.c).
  *

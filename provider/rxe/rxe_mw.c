@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rxe memory windows. Type 1 windows are bound with ibv_bind_mw, which
  * posts a BIND_MW WQE on the caller's QP; type 2 windows are bound by the
  * application's own IBV_WR_BIND_MW work requests (rxe_qp.c). */

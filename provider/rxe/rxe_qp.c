@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rxe queue pairs: the send and receive queues are kernel rings mapped
  * into the process. A send is a struct rxe_send_wqe written into the ring
  * and a doorbell (an empty legacy POST_SEND) that wakes the kernel's

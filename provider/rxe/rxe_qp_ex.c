@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ibv_wr_* send API on rxe QPs created with send_ops_flags.
  *
  * Between wr_start and wr_complete/wr_abort the send queue's lock is held.

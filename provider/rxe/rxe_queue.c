@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Mapping rxe queues (see rxe_queue.h for the layout and the ordering
  * contract). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rxe queues: rings of fixed-size elements in kernel memory, mapped into
  * the process from the uverbs fd.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rxe shared receive queues: a receive ring like a QP's, shared by the
  * QPs created on it. Resizing (IBV_SRQ_MAX_WR) re-creates the ring, so
  * the mapping moves. */

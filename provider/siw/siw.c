@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* soft-iWARP (siw): the provider table and the control path (context,
  * device and port queries, memory registration). The data path lives in
  * siw_cq.c, siw_qp.c and siw_srq.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* soft-iWARP (siw) provider: shared declarations.
  *
  * siw's queues are kernel buffers (vmalloc_user) the process maps from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* siw completion queues: the kernel writes struct siw_cqe entries into a
  * mapped array and marks each one VALID; polling copies valid entries out
  * and hands the slot back by clearing its flags. Arming writes the control

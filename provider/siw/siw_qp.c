@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* siw queue pairs (RC only): the send and receive queues are arrays of
  * struct siw_sqe / struct siw_rqe mapped from the kernel. Posting fills the
  * next element and sets its VALID flag last. Receives need no system call:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* siw shared receive queues: one mapped array of struct siw_rqe, filled
  * exactly like a QP's receive queue. */
 #include "config.h"

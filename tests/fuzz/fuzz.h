@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/fuzz/fuzz.h -- what the libFuzzer targets share: the input as a
  * stream that runs dry into zeros. */
 #ifndef SV_FUZZ_H

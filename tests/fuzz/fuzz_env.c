@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/fuzz/fuzz_env.c -- the environment variables the library reads,
  * fuzzed: SOFTVERBS_LOG (log level), RDMAV_FORK_SAFE, IBV_FORK_SAFE,
  * RDMAV_HUGEPAGES_SAFE and SYSFS_PATH (the sysfs root, then a discovery

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/fuzz/fuzz_netlink.c -- what NETLINK_RDMA answers, fuzzed: the
  * reply stream of RDMA_NLDEV_CMD_GET dumps, GET_CHARDEV and SYS_GET as
  * lib/netlink.c receives and lib/device.c parses them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/fuzz/fuzz_sysfs.c -- the sysfs files discovery reads, fuzzed:
  * the uverbs class's abi_version, each uverbsN's ibdev, abi_version and
  * dev, the device's node_type and node_guid (lib/sysfs.c, lib/device.c),

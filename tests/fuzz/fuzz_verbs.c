@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/fuzz/fuzz_verbs.c -- a hostile kernel module, fuzzed: every
  * command response (the core part and the driver's udata), every mapped
  * queue (rxe's headers and indices, siw's CQE/SQE valid flags) and what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/integration/compat_probe.c -- one behaviour of libibverbs that
  * an application can see, printed as text so that test_compat.sh can run
  * the same binary on rdma-core and on softverbs (LD_LIBRARY_PATH) in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/integration/fault_inject.c -- the seams of the fault-injection
  * build (configure --enable-fault-injection), for tests/integration/
  * fault_walk only: nothing here is in the shipped library.

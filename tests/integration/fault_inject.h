@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/integration/fault_inject.h -- fail the nth call of the command
  * layer, madvise or a file mmap (see fault_inject.c). Test builds only. */
 #ifndef SV_FAULT_INJECT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tests/integration/fault_walk.c -- every command, madvise and queue mmap
  * on the path of the common verbs fails once, in turn, on the real
  * devices ($RXE_DEV, $SIW_DEV) inside the test VM. Built only with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/fork_matrix.sh SHAPE -- one row of the fork matrix,
 # run inside the test VM by the test_fork_<shape>.sh wrappers: every fork
 # way (fork+exit, fork+exec, system(), posix_spawn, fork from a thread
@@ -21,15 +22,15 @@
 # needs about 2.5 GiB of guest memory, tests/vm/check-vm gives 3G).
 #
 # Environment: RXE_DEV (tests/vm/run); top_builddir (make check; default
-# the current folder); FORK_MATRIX_ROUNDS rounds per way and cell (3; big 2).
+# the current folder); FORK_MATRIX_ROUNDS rounds per way and cell (2; big 1).
 # Exit: 0 all cells passed; 1 a cell failed; 77 cannot run here.
 set -u
 shape=${1:?usage: fork_matrix.sh plain|overlap|subpage|huge|big}
 top=${top_builddir:-$(pwd)}
 torture=$top/examples/fork-torture
 classic=$top/examples/fork-classic
-rounds=${FORK_MATRIX_ROUNDS:-3}
-[ "$shape" = big ] && rounds=${FORK_MATRIX_ROUNDS:-2}
+rounds=${FORK_MATRIX_ROUNDS:-2}
+[ "$shape" = big ] && rounds=${FORK_MATRIX_ROUNDS:-1}
 
 . "$(dirname "$0")/lib.sh"
 sv_init fork_matrix

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/lib.sh -- sourced by the integration shell tests that
 # run Debian's programs inside the test VM: one preamble, one way to start
 # a softverbs end or an rdma-core end, one PASS/FAIL bookkeeping, and the

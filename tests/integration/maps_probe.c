@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An LD_PRELOAD probe for the integration tests: when a process that
  * loaded a libibverbs exits normally, the lines of its /proc/self/maps
  * that name a verbs library (libibverbs, rdma-core providers) are written

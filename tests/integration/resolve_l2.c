@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* resolve_l2 DEV SGID_INDEX DGID...: prints, for each destination GID,
  * what ibv_resolve_eth_l2_from_gid answers on DEV ("<mac> vid <n>" or
  * "error <errno>"). Built against the system libibverbs like any

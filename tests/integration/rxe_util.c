@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers of the rxe data-path integration tests: see rxe_util.h. */
 #define _GNU_SOURCE
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers of the rxe data-path integration tests (tests/integration/
  * test_rxe_*.c): open $RXE_DEV, build pairs of QPs connected to each other
  * on the one device (loopback), register buffers, wait for completions.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_compat.sh -- behaviours an application sees,
 # side by side: tests/integration/compat_probe (linked against the system
 # libibverbs) runs each case once on rdma-core and once on softverbs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The core on a real rxe device: open/close cycles, PD and MR lifecycles,
  * a 1 GiB MR, read-only mappings, invalid arguments, and what a failed
  * registration leaves behind (nothing: range map and smaps as before). */

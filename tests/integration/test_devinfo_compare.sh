@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck disable=SC2317,SC2015,SC2012
 # Debian's ibv_devices and ibv_devinfo print byte-for-byte the same on
 # softverbs as on rdma-core: each runs once on the system library and once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One errno convention at the provider boundary: when the kernel refuses
  * a command with EINVAL, every verb that sent it through softverbs'
  * providers reports +22 — an int verb returns EINVAL (never -22, never

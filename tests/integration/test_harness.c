@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * tests/integration/test_harness.c -- checks that the test VM
  * (tests/vm/run) provides what the integration tests rely on:

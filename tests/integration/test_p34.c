@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The provider ABI on a real device, in either provider mode: run in the
  * native pass (softverbs' rxe/siw providers) and in the rdma-core pass
  * (SOFTVERBS_PROVIDERS=rdma-core: rdma-core's librxe / libsiw on

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_perftest.sh -- Debian's perftest (ib_send_bw,
 # ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat,
 # ib_read_lat) over rxe, run inside the test VM with softverbs on both ends.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_pingpong.sh -- Debian's ibv_*_pingpong over rxe,
 # run inside the test VM: both ends on softverbs, and softverbs against
 # rdma-core's libibverbs + librxe both ways round.

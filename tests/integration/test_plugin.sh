@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_plugin.sh -- softverbs' rxe and siw providers as
 # plug-ins of rdma-core's own libibverbs (plugin/: libsoftverbs-rxe-rdmav34.so,
 # libsoftverbs-siw-rdmav34.so), run inside the test VM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The device registry on real devices (in the test VM): what librdmacm
  * and other long-lived clients rely on.
  *

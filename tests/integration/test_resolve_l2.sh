@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_resolve_l2.sh -- ibv_resolve_eth_l2_from_gid (what
 # rdma-core's hardware providers, libvmw_pvrdma among them, call for every
 # RoCE address handle) answers the same on softverbs as on rdma-core: a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_rping.sh -- rdma_cm programs over siw0 and rxe0,
 # run inside the test VM (tests/vm/run --netdev dummy --siw): Debian's
 # librdmacm on top of softverbs' libibverbs.
@@ -16,13 +17,13 @@
 # SOFTVERBS_PROVIDERS=rdma-core).
 #
 # Environment: SIW_DEV/SIW_IP, RXE_DEV/RXE_IP (tests/vm/run);
-# SOFTVERBS_LIBDIR (default: lib/.libs of this tree); RPING_COUNT (1000);
-# PERFTEST_ITERS (1000); RPING_TIMEOUT seconds per end (150).
+# SOFTVERBS_LIBDIR (default: lib/.libs of this tree); RPING_COUNT (300);
+# PERFTEST_ITERS (200); RPING_TIMEOUT seconds per end (150).
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_rping "$@"
-count=${RPING_COUNT:-1000}
-iters=${PERFTEST_ITERS:-1000}
+count=${RPING_COUNT:-300}
+iters=${PERFTEST_ITERS:-200}
 tmo=${RPING_TIMEOUT:-150}
 
 sv_need_cmd rping rdmacm-utils

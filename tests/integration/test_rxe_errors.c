@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * tests/integration/test_rxe_errors.c -- what an application sees when
  * things go wrong on softverbs' rxe provider (inside the test VM): posts

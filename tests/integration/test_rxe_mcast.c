@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * tests/integration/test_rxe_mcast.c -- ibv_attach_mcast/ibv_detach_mcast
  * on rxe through softverbs (inside the test VM).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * tests/integration/test_rxe_mw.c -- memory windows on softverbs' rxe
  * provider (inside the test VM): type 1 bound with ibv_bind_mw, type 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * tests/integration/test_rxe_ops.c -- every opcode on every QP type that
  * allows it, over softverbs' rxe provider (inside the test VM): data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * tests/integration/test_siw.c -- softverbs' siw provider as an
  * application sees it, inside the test VM: two RC QPs on $SIW_DEV

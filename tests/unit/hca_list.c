@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* hca_list: a small program for tests/unit/test_hca_fake.sh, linked
  * against the built libibverbs.so.1 like an application.
  *

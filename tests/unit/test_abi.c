@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The exported ABI of the built libibverbs.so.1, against the system's.
  *
  * Debian's binaries are linked against rdma-core 44 with immediate

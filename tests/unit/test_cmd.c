@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The command layer against recorded layouts: the bytes each command
  * writes (header words, field offsets, driver trailers), how replies and
  * trailers are decoded, how kernel errors come back, and the ioctl

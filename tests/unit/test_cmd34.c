@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core 44's provider command ABI (IBVERBS_PRIVATE_34) against
  * recorded bytes: execute_ioctl over struct ibv_command_buffer chains
  * (linearizing, UHW_IN inlining, copying answers back to the provider's

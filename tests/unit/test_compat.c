@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The kernel-structure converters librdmacm calls
  * (ibv_copy_{qp_attr,ah_attr,path_rec}_from_kern, ibv_copy_path_rec_to_kern),
  * compared byte for byte with the system library's on patterned input:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Device discovery on fake sysfs trees (SYSFS_PATH) with fake character
  * devices: what ibv_get_device_list shows for good, missing, garbage,
  * truncated and oversized entries, and the device registry (the same

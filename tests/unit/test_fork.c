@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The fork API through its public symbols, with the kernel as oracle:
  * /proc/self/smaps shows VmFlags "dc" on MADV_DONTFORK pages, and a
  * forked child touching such a page dies with SIGSEGV. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/unit/test_hca_fake.sh -- rdma-core's hardware providers on
 # softverbs' core, on the host: a fake sysfs tree (SYSFS_PATH) with one
 # device each of mlx5 (ConnectX-5, 15b3:1017), mlx4, efa, bnxt_re, irdma,

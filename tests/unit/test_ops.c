@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The context-ops tables: no slot of the defaults is NULL, merging keeps
  * every slot filled, and each built-in provider is well formed. */
 #include "config.h"

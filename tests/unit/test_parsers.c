@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the fuzz targets (tests/fuzz) found, replayed as unit tests: each
  * test failed before its fix.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The IBVERBS_PRIVATE_34 entry points and the import / dma-buf verbs:
  * registrations are recorded, everything else fails cleanly with the
  * documented errno and touches nothing. White-box: links the core. */

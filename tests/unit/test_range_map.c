@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The range map on its own, against a page-array model, with a fake
  * madvise that records what the kernel would hold and fails on demand. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * tests/unit/test_rxe_queue.c -- the rxe data path without a kernel: the
  * queues are memfd pages laid out like rdma_rxe's (struct rxe_queue_buf),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The *_str helpers and the rate conversions, compared with the system
  * library: ibv_devinfo and the pingpongs print these strings and scripts
  * parse them, so they must be rdma-core's, odd cases included.

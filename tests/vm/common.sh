@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/vm/common.sh -- shared by tests/vm/run, tests/vm/build-siw and
 # tests/vm/check-vm (sourced, not executed).
 #
