@@ -227,16 +227,17 @@ wait_listen() {
     return 1
 }
 
-# cm_case SERVER CLIENT NAME OKPATTERN SERVER_CMD... -- CLIENT_CMD...:
-# rdma_cm programs over siw0; "-p PORT" goes after each program name
-cm_case() {
-    local s=$1 c=$2 name=$3 pat=$4 spid srv_rc cli_rc ok=0 srv=() cli=()
-    shift 4
+# cm_try SERVER CLIENT OKPATTERN SERVER_CMD... -- CLIENT_CMD...: rdma_cm
+# programs over siw0 ("-p PORT" goes after each program name); sets
+# srv_rc cli_rc ok
+cm_try() {
+    local s=$1 c=$2 pat=$3 spid srv=() cli=()
+    shift 3
     port=$((port + 1))
+    ok=0
     while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
     shift
     cli=("$@")
-    name="$name over $siw (server $(plabel "$s"), client $(plabel "$c"))"
     plug_env "$s"
     env "${PL_ENV[@]}" timeout -k 5 "$tmo" "${srv[0]}" -p $port "${srv[@]:1}" \
         > "$work/server.log" 2>&1 &
@@ -248,9 +249,26 @@ cm_case() {
     cli_rc=$?
     wait $spid
     srv_rc=$?
-    if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && grep -Eq "$pat" "$work/client.log"; then
-        plug_check "$siw" && ok=1
+    grep -Eq "$pat" "$work/client.log" && ok=1
+    [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ $ok = 1 ]
+}
+
+# cm_case [--retry] SERVER CLIENT NAME OKPATTERN SERVER_CMD... -- CLIENT_CMD...
+# --retry: one more run after a failure, as test_rping.sh allows perftest
+# -R over siw (under TCG it fails now and then during the measurement or
+# its closing rdma_cm exchange, with rdma-core's libsiw as well); twice in
+# a row is a failure
+cm_case() {
+    local retry=0 s c name pat
+    [ "$1" = --retry ] && { retry=1; shift; }
+    s=$1 c=$2 name="$3 over $siw (server $(plabel "$1"), client $(plabel "$2"))" pat=$4
+    shift 4
+    if ! cm_try "$s" "$c" "$pat" "$@" && [ $retry = 1 ]; then
+        echo "note: $name: first run failed (server exit $srv_rc, client exit $cli_rc); retrying once"
+        rm -f "$work"/maps/maps.* "$work"/log.*
+        cm_try "$s" "$c" "$pat" "$@"
     fi
+    [ $ok = 1 ] && [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && { plug_check "$siw" || ok=0; }
     result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
     if [ $ok = 0 ]; then
         echo "---- server:"; tail -n 6 "$work/server.log"
@@ -302,7 +320,7 @@ fork_case() {
     rm -f "$work"/maps/maps.* "$work"/log.*
 }
 
-# every opcode on every QP type, chains, ring wrap-around, the ibv_wr_*
+# RDMA write with immediate, read and atomics, chains, ring wrap-around, the ibv_wr_*
 # and cq_ex API (the documented next_poll-until-ENOENT loop),
 # and the error paths (bad WRs, full queues, remote access, RNR, flush,
 # CQ overflow, SRQ limit, resize) -- our rxe provider, rdma-core's core
@@ -338,7 +356,7 @@ if [ -n "$siw" ]; then
     # iWARP lacks (EOPNOTSUPP, not a negative errno), CQ arming and events
     # (solicited-only armed: the solicited send fires, unlike libsiw)
     SIW_DEV=$siw prog_case "siw provider (test_siw) on the plug-in" "$bindir/test_plugin_siw" "$siw"
-    cm_case pl pl "ib_write_bw -R" "^ *[0-9]+ +$ptiters +[0-9.]+" \
+    cm_case --retry pl pl "ib_write_bw -R" "^ *[0-9]+ +$ptiters +[0-9.]+" \
         ib_write_bw -R -d "$siw" -n "$ptiters" -- \
         ib_write_bw -R -d "$siw" -n "$ptiters" "$SIW_IP"
 else
