@@ -29,6 +29,19 @@ int rx_precheck(void)
 		printf("SKIP: no %s (run inside tests/vm/run)\n", path);
 		return 77;
 	}
+#ifdef RX_PLUGIN
+	/* built against the system's libibverbs: softverbs' provider as an
+	 * rdma-core plug-in (test_plugin.sh checks the maps) */
+	if (dlsym(RTLD_DEFAULT, "softverbs_fork_stats")) {
+		printf("FAIL: softverbs' libibverbs is in use, not rdma-core's\n");
+		return 1;
+	}
+	if (!getenv("RDMAV_DRIVERS")) {
+		printf("SKIP: RDMAV_DRIVERS does not name softverbs' plug-in (run from test_plugin.sh)\n");
+		return 77;
+	}
+	return 0;
+#endif
 	/* these tests are about softverbs' provider, not the system's */
 	if (!dlsym(RTLD_DEFAULT, "softverbs_fork_stats")) {
 		printf("FAIL: the libibverbs in use is not softverbs\n");

@@ -598,17 +598,31 @@ START_TEST(test_1gib_mr)
 }
 END_TEST
 
+#ifdef RX_PLUGIN
+#define RX_OPS_PLUGIN 1
+#else
+#define RX_OPS_PLUGIN 0
+#endif
+
 static Suite *make_rxe_ops_suite(void)
 {
 	Suite *s = suite_create("rxe_ops");
 	TCase *tc = tcase_create("opcodes");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_opcode, 0, NCASES);
+	/* The plug-in build (test_plugin.sh) runs the same provider code
+	 * on rdma-core's core, within a few seconds: the opcodes that go
+	 * beyond a pingpong (RDMA write with immediate, read, atomics),
+	 * not the 1 GiB pin (the core's work, rdma-core's there). */
+	if (RX_OPS_PLUGIN)
+		tcase_add_loop_test(tc, test_opcode, 12, 18);
+	else
+		tcase_add_loop_test(tc, test_opcode, 0, NCASES);
 	tcase_add_test(tc, test_chain);
 	tcase_add_test(tc, test_wraparound);
 	tcase_add_test(tc, test_ex_api);
-	tcase_add_test(tc, test_1gib_mr);
+	if (!RX_OPS_PLUGIN)
+		tcase_add_test(tc, test_1gib_mr);
 	suite_add_tcase(s, tc);
 	return s;
 }

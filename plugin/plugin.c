@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* A softverbs provider as an rdma-core 44 plug-in: the adapter from
+ * softverbs' provider contract (struct sv_provider, struct
+ * sv_context_ops; lib/provider.h) to rdma-core's (struct
+ * verbs_device_ops, verbs_set_ops; IBVERBS_PRIVATE_34). One of these is
+ * linked with one provider folder (provider/rxe or provider/siw), the
+ * command back end plugin/cmd.c and the core's op defaults (lib/ops.c)
+ * into libsoftverbs-<name>-rdmav34.so, which rdma-core's libibverbs
+ * loads (RDMAV_DRIVERS, a .driver file in /etc/libibverbs.d).
+ *
+ * rdma-core is the core here: it lists devices, opens the uverbs file,
+ * validates what it validates, applies MADV_DONTFORK before our reg_mr
+ * (fork safety is rdma-core's in this mode), and calls our ops through
+ * its verbs_context. The adapter only builds the device and the context
+ * and fills rdma-core's ops table from ours. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "private34.h"
+
+/* The provider this plug-in carries (-DSV_PLUGIN_PROVIDER=rxe_provider). */
+#define sv_plugin_provider SV_PLUGIN_PROVIDER
+extern const struct sv_provider SV_PLUGIN_PROVIDER;
+
+/* rdma-core's ops table from ours: every slot with the same name and
+ * shape (the MR ops take a struct verbs_mr *, which points at its
+ * ibv_mr, as ours do). */
+static void plug_ops_to_verbs(struct verbs_context_ops *dst,
+			      const struct sv_context_ops *src)
+{
+#define PUT(name)                                                             \
+	do {                                                                  \
+		if (src->name)                                                \
+			dst->name = (__typeof__(dst->name))(void (*)(void))src->name; \
+	} while (0)
+	PUT(advise_mr);
+	PUT(alloc_dm);
+	PUT(alloc_mw);
+	PUT(alloc_null_mr);
+	PUT(alloc_parent_domain);
+	PUT(alloc_pd);
+	PUT(alloc_td);
+	PUT(async_event);
+	PUT(attach_counters_point_flow);
+	PUT(attach_mcast);
+	PUT(bind_mw);
+	PUT(close_xrcd);
+	PUT(cq_event);
+	PUT(create_ah);
+	PUT(create_counters);
+	PUT(create_cq);
+	PUT(create_cq_ex);
+	PUT(create_flow);
+	PUT(create_flow_action_esp);
+	PUT(create_qp);
+	PUT(create_qp_ex);
+	PUT(create_rwq_ind_table);
+	PUT(create_srq);
+	PUT(create_srq_ex);
+	PUT(create_wq);
+	PUT(dealloc_mw);
+	PUT(dealloc_pd);
+	PUT(dealloc_td);
+	PUT(dereg_mr);
+	PUT(destroy_ah);
+	PUT(destroy_counters);
+	PUT(destroy_cq);
+	PUT(destroy_flow);
+	PUT(destroy_flow_action);
+	PUT(destroy_qp);
+	PUT(destroy_rwq_ind_table);
+	PUT(destroy_srq);
+	PUT(destroy_wq);
+	PUT(detach_mcast);
+	PUT(free_dm);
+	PUT(get_srq_num);
+	PUT(import_dm);
+	PUT(import_mr);
+	PUT(import_pd);
+	PUT(modify_cq);
+	PUT(modify_flow_action_esp);
+	PUT(modify_qp);
+	PUT(modify_qp_rate_limit);
+	PUT(modify_srq);
+	PUT(modify_wq);
+	PUT(open_qp);
+	PUT(open_xrcd);
+	PUT(poll_cq);
+	PUT(post_recv);
+	PUT(post_send);
+	PUT(post_srq_ops);
+	PUT(post_srq_recv);
+	PUT(query_device_ex);
+	PUT(query_ece);
+	PUT(query_port);
+	PUT(query_qp);
+	PUT(query_qp_data_in_order);
+	PUT(query_rt_values);
+	PUT(query_srq);
+	PUT(read_counters);
+	PUT(reg_dm_mr);
+	PUT(reg_dmabuf_mr);
+	PUT(reg_mr);
+	PUT(req_notify_cq);
+	PUT(rereg_mr);
+	PUT(resize_cq);
+	PUT(set_ece);
+	PUT(unimport_dm);
+	PUT(unimport_mr);
+	PUT(unimport_pd);
+#undef PUT
+}
+
+/* ibv_create_qp on a provider that has only create_qp_ex (rxe): the
+ * plain attributes are the ex ones with just a PD. (lib/ops.c's generic
+ * one finds the op through softverbs' core state, which rdma-core's
+ * contexts do not have.) */
+static struct ibv_qp *plug_create_qp(struct ibv_pd *pd,
+				     struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	if (!pd || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&ex, 0, sizeof(ex));
+	ex.qp_context = attr->qp_context;
+	ex.send_cq = attr->send_cq;
+	ex.recv_cq = attr->recv_cq;
+	ex.srq = attr->srq;
+	ex.cap = attr->cap;
+	ex.qp_type = attr->qp_type;
+	ex.sq_sig_all = attr->sq_sig_all;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = sv_plugin_provider.ops->create_qp_ex(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+/* The whole table: the core's defaults (generic commands, EOPNOTSUPP),
+ * then the provider's slots, then the adapter's. Built once. */
+static struct verbs_context_ops plug_ops;
+static void plug_free_context(struct ibv_context *ibctx);
+
+static void plug_build_ops(void)
+{
+	struct sv_context_ops ops = sv_default_ops;
+
+	sv_ops_merge(&ops, sv_plugin_provider.ops);
+	if (sv_plugin_provider.ops->create_qp_ex &&
+	    !sv_plugin_provider.ops->create_qp)
+		ops.create_qp = plug_create_qp;
+	else if (!sv_plugin_provider.ops->create_qp)
+		ops.create_qp = NULL;
+	plug_ops_to_verbs(&plug_ops, &ops);
+	/* not a verb in our table: the adapter's, since it owns the memory */
+	plug_ops.free_context = plug_free_context;
+}
+
+/* ---- device ------------------------------------------------------------------ */
+
+/* Called by rdma-core once the match table and the ABI range matched. */
+static struct verbs_device *plug_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct verbs_device *dev = calloc(1, sizeof(*dev));
+
+	if (dev)
+		sv_info("softverbs %s provider drives %s",
+			sv_plugin_provider.name, sysfs_dev->ibdev_name);
+	return dev;
+}
+
+static void plug_uninit_device(struct verbs_device *dev)
+{
+	free(dev);
+}
+
+/* ---- context ----------------------------------------------------------------- */
+
+static void plug_free_context(struct ibv_context *ibctx)
+{
+	struct sv_context *sv = sv_to_context(ibctx);
+
+	if (sv_plugin_provider.free_context)
+		sv_plugin_provider.free_context(sv);
+	verbs_uninit_context(&sv->vctx);
+	free(sv);
+}
+
+static struct verbs_context *plug_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd, void *private_data)
+{
+	struct verbs_device *vdev = verbs_get_device(ibdev);
+	struct sv_context *sv;
+	int ret;
+
+	(void)private_data;
+	sv = _verbs_init_and_alloc_context(
+		ibdev, cmd_fd, sv_plugin_provider.context_size,
+		(struct verbs_context *)offsetof(struct sv_context, vctx),
+		sv_plugin_provider.driver_id);
+	if (!sv)
+		return NULL;
+	sv->provider = &sv_plugin_provider;
+	sv->abi_version = vdev->sysfs ? vdev->sysfs->abi_ver : 0;
+	sv->core.driver_id = sv_plugin_provider.driver_id;
+	if (sv_plugin_provider.alloc_context)
+		ret = sv_plugin_provider.alloc_context(sv);
+	else
+		ret = sv_cmd_get_context(&sv->vctx.context, NULL);
+	if (ret) {
+		sv_err("GET_CONTEXT on %s failed: %s", ibdev->name,
+		       strerror(ret));
+		verbs_uninit_context(&sv->vctx);
+		free(sv);
+		errno = ret;
+		return NULL;
+	}
+	verbs_set_ops(&sv->vctx, &plug_ops);
+	sv_dbg("softverbs %s provider: context on %s",
+	       sv_plugin_provider.name, ibdev->name);
+	return &sv->vctx;
+}
+
+/* ---- registration --------------------------------------------------------------- */
+
+static struct verbs_match_ent plug_match[3];
+static char plug_name_pattern[64];
+static struct verbs_device_ops plug_device_ops;
+
+/* After lib/log.c's constructor (priority 101) has read SOFTVERBS_LOG. */
+__attribute__((constructor)) static void plug_register(void)
+{
+	plug_build_ops();
+	plug_match[0].kind = VERBS_MATCH_DRIVER_ID;
+	plug_match[0].u.driver_id = sv_plugin_provider.driver_id;
+	/* a kernel that reports no driver id: the IB device name, as
+	 * rdma-core's own rxe/siw providers match it (VERBS_NAME_MATCH) */
+	if (sv_plugin_provider.names && sv_plugin_provider.names[0]) {
+		snprintf(plug_name_pattern, sizeof(plug_name_pattern),
+			 "rdma_device:*N%s*", sv_plugin_provider.names[0]);
+		plug_match[1].kind = VERBS_MATCH_MODALIAS;
+		plug_match[1].u.modalias = plug_name_pattern;
+	}
+	plug_device_ops.name = sv_plugin_provider.name;
+	plug_device_ops.match_min_abi_version = sv_plugin_provider.abi_min;
+	plug_device_ops.match_max_abi_version = sv_plugin_provider.abi_max;
+	plug_device_ops.match_table = plug_match;
+	plug_device_ops.alloc_device = plug_alloc_device;
+	plug_device_ops.uninit_device = plug_uninit_device;
+	plug_device_ops.alloc_context = plug_alloc_context;
+	verbs_register_driver_34(&plug_device_ops);
+}
