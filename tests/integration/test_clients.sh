@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_clients.sh -- the big RDMA consumers, Debian's
 # builds, side by side on rdma-core and on softverbs in the test VM
 # (tests/vm/run --netdev dummy --siw): libfabric, qperf and UCX.
