@@ -50,19 +50,6 @@ static int send_cmd(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* The hot path of every rxe send: no command builder, and write()
- * itself unless a test hooked the command layer. */
-int sv_cmd_doorbell_ring(struct sv_doorbell *db)
-{
-	const size_t len = sizeof(db->hdr) + sizeof(db->req);
-	ssize_t n = sv_cmd_write_fn == write_sys ? write(db->fd, db, len)
-						 : sv_cmd_write_fn(db->fd, db, len);
-
-	if (n == (ssize_t)len)
-		return 0;
-	return n < 0 && errno ? errno : EIO;
-}
-
 int sv_cmd_send(struct ibv_context *ctx, const void *cmd, size_t len)
 {
 	return send_cmd(ctx->cmd_fd, cmd, len);

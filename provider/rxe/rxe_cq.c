@@ -89,32 +89,22 @@ static void copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
 int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct rxe_cq *cq = to_rxe_cq(ibcq);
-	uint32_t cons, prod, mask, shift;
-	struct rxe_queue_buf *buf;
+	const struct ib_uverbs_wc *cqe;
 	int n = 0;
 
 	rxe_lock(&cq->lock);
-	buf = cq->q.buf;
-	if (!buf) {
+	if (!cq->q.buf) {
 		rxe_unlock(&cq->lock);
 		return -EIO; /* lost its ring in a failed resize */
 	}
-	/* in locals: the stores into wc could alias cq for the compiler */
-	cons = cq->cons;
-	mask = cq->q.mask;
-	shift = cq->q.log2_elem;
-	prod = rxe_queue_kernel_prod(&cq->q);
-	while (n < num_entries && cons != prod) {
-		copy_wc(&wc[n++], (const struct ib_uverbs_wc *)(buf->data +
-				((size_t)cons << shift)));
-		cons = (cons + 1) & mask;
+	while (n < num_entries && (cqe = rxe_cq_peek(cq))) {
+		copy_wc(&wc[n++], cqe);
+		rxe_cq_pop(cq);
 	}
 	/* one release for the whole batch: the kernel only needs to see the
 	 * slots free before it wraps round to them */
-	if (n) {
-		cq->cons = cons;
-		rxe_queue_publish_cons(&cq->q, cons);
-	}
+	if (n)
+		rxe_cq_release(cq);
 	rxe_unlock(&cq->lock);
 	return n;
 }

@@ -135,20 +135,18 @@ static inline __attribute__((always_inline)) int fill_data(struct rxe_qp *qp, st
 			       qp->core.qp.qp_num, (int)wr->opcode);
 			return EINVAL;
 		}
-		/* one pass: each piece is checked against the room left
-		 * before it is copied */
+		for (int i = 0; i < nsge; i++)
+			len += wr->sg_list[i].length;
+		if (len > qp->sq.max_inline) {
+			sv_err("QP %#x: %llu inline bytes, max_inline_data is %u",
+			       qp->core.qp.qp_num, (unsigned long long)len,
+			       qp->sq.max_inline);
+			return EINVAL;
+		}
 		for (int i = 0; i < nsge; i++) {
-			uint32_t piece = wr->sg_list[i].length;
-
-			if (len + piece > qp->sq.max_inline) {
-				sv_err("QP %#x: more than max_inline_data (%u) inline bytes",
-				       qp->core.qp.qp_num, qp->sq.max_inline);
-				return EINVAL;
-			}
-			memcpy(dst + len,
-			       (const void *)(uintptr_t)wr->sg_list[i].addr,
-			       piece);
-			len += piece;
+			memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			dst += wr->sg_list[i].length;
 		}
 	} else {
 		for (int i = 0; i < nsge; i++) {
