@@ -51,6 +51,11 @@ static int send_cmd(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int sv_cmd_send(struct ibv_context *ctx, const void *cmd, size_t len)
+{
+	return send_cmd(ctx->cmd_fd, cmd, len);
+}
+
 static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
 		      void *req, size_t req_len, void *resp, size_t resp_len,
 		      struct sv_udata *udata)

@@ -10,19 +10,32 @@ int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		  uint64_t hca_va, int access, struct sv_mr *smr,
 		  struct sv_udata *udata)
 {
-	struct ib_uverbs_reg_mr req = {
-		.start = (uintptr_t)addr,
-		.length = length,
-		.hca_va = hca_va,
-		.pd_handle = pd->handle,
-		.access_flags = (uint32_t)access,
-	};
 	struct ib_uverbs_reg_mr_resp resp = { 0 };
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_reg_mr req;
+	} cmd = {
+		.hdr = { .command = IB_USER_VERBS_CMD_REG_MR,
+			 .in_words = sizeof(cmd) / 4,
+			 .out_words = sizeof(resp) / 4 },
+		.req = { .response = (uintptr_t)&resp,
+			 .start = (uintptr_t)addr,
+			 .length = length,
+			 .hca_va = hca_va,
+			 .pd_handle = pd->handle,
+			 .access_flags = (uint32_t)access },
+	};
 	struct ibv_mr *mr = &smr->mr;
 	int ret;
 
-	ret = sv_cmd_write(pd->context, IB_USER_VERBS_CMD_REG_MR, &req,
-			   sizeof(req), &resp, sizeof(resp), udata);
+	/* on every registration's path: laid out here unless driver data
+	 * rides along */
+	if (udata)
+		ret = sv_cmd_write(pd->context, IB_USER_VERBS_CMD_REG_MR,
+				   &cmd.req, sizeof(cmd.req), &resp,
+				   sizeof(resp), udata);
+	else
+		ret = sv_cmd_send(pd->context, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
 	smr->mr_type = SV_MR_TYPE_MR;
@@ -70,8 +83,14 @@ int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 
 int sv_cmd_dereg_mr(struct ibv_mr *mr)
 {
-	struct ib_uverbs_dereg_mr req = { .mr_handle = mr->handle };
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_dereg_mr req;
+	} cmd = {
+		.hdr = { .command = IB_USER_VERBS_CMD_DEREG_MR,
+			 .in_words = sizeof(cmd) / 4 },
+		.req = { .mr_handle = mr->handle },
+	};
 
-	return sv_cmd_write(mr->context, IB_USER_VERBS_CMD_DEREG_MR, &req,
-			    sizeof(req), NULL, 0, NULL);
+	return sv_cmd_send(mr->context, &cmd, sizeof(cmd));
 }

@@ -287,16 +287,48 @@ int sv_cmd_destroy_qp(struct ibv_qp *qp)
 	return 0;
 }
 
-int sv_cmd_post_send_doorbell(struct ibv_qp *qp)
+static void doorbell_fill(struct sv_doorbell *db, struct ibv_qp *qp)
 {
-	/* No WRs, but the kernel rejects a wqe_size smaller than one
-	 * ib_uverbs_send_wr even then (uverbs_cmd.c; in 6.1.y stable) */
-	struct ib_uverbs_post_send req = {
+	db->hdr = (struct ib_uverbs_cmd_hdr){
+		.command = IB_USER_VERBS_CMD_POST_SEND,
+		.in_words = (sizeof(db->hdr) + sizeof(db->req)) / 4,
+		.out_words = sizeof(db->resp) / 4,
+	};
+	db->req = (struct ib_uverbs_post_send){
+		.response = (uintptr_t)&db->resp,
 		.qp_handle = qp->handle,
+		/* no WRs, but the kernel rejects a wqe_size smaller than
+		 * one ib_uverbs_send_wr even then (uverbs_cmd.c; in 6.1.y
+		 * stable) */
 		.wqe_size = sizeof(struct ib_uverbs_send_wr),
 	};
-	struct ib_uverbs_post_send_resp resp = { 0 };
+	db->fd = qp->context->cmd_fd;
+}
 
-	return sv_cmd_write(qp->context, IB_USER_VERBS_CMD_POST_SEND, &req,
-			    sizeof(req), &resp, sizeof(resp), NULL);
+_Static_assert(offsetof(struct sv_doorbell, req) ==
+		       sizeof(struct ib_uverbs_cmd_hdr),
+	       "the doorbell's header and request are one write");
+
+void sv_cmd_doorbell_init(struct sv_doorbell *db, struct ibv_qp *qp)
+{
+	doorbell_fill(db, qp);
+}
+
+/* The hot path of every rxe send: no command builder. */
+int sv_cmd_doorbell_ring(struct sv_doorbell *db)
+{
+	const size_t len = sizeof(db->hdr) + sizeof(db->req);
+	ssize_t n = sv_cmd_write_fn(db->fd, db, len);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 && errno ? errno : EIO;
+}
+
+int sv_cmd_post_send_doorbell(struct ibv_qp *qp)
+{
+	struct sv_doorbell db;
+
+	doorbell_fill(&db, qp);
+	return sv_cmd_doorbell_ring(&db);
 }

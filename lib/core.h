@@ -28,6 +28,19 @@ int sv_fork_range_add(void *base, size_t len);
 /* Undo one sv_fork_range_add of the same range: the last holder of a page
  * makes it MADV_DOFORK again. 0 or -errno; on error nothing changed. */
 int sv_fork_range_del(void *base, size_t len);
+/* MR bookkeeping (lib/mr.c). While fork safety is off a registration
+ * costs next to nothing: after REG_MR, sv_fork_mr_record notes {mr,
+ * range} in a hash set, and ibv_fork_init() (or the stats) builds the
+ * range map from the notes. sv_fork_mr_protecting: fork safety is on, so
+ * a pinning registration must go through sv_fork_range_add before
+ * REG_MR instead (it also reads the environment at the first
+ * registration). sv_fork_mr_record: 0 or -errno (ENOMEM); when fork
+ * safety came on meanwhile, the range goes to the map at once.
+ * sv_fork_mr_forget, after DEREG_MR (mr is only a key, never read): drop
+ * the note, or the map's range. 0 or -errno. */
+int sv_fork_mr_protecting(void);
+int sv_fork_mr_record(const void *mr, void *base, size_t len);
+int sv_fork_mr_forget(const void *mr, void *base, size_t len);
 /* Read RDMAV_FORK_SAFE / IBV_FORK_SAFE again, once: from the first device
  * listing or registration (sv_fork_range_add calls it itself). */
 void sv_fork_env_first_use(void);
@@ -143,6 +156,10 @@ int sv_context_finish_open(struct verbs_context *vctx);
 /* How requests reach the kernel; tests replace these to record the bytes
  * and play the kernel's part. */
 extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len);
+/* Write a legacy command the caller laid out whole (header, request with
+ * its response address): for the few on the hot paths. 0 or a positive
+ * errno. */
+int sv_cmd_send(struct ibv_context *ctx, const void *cmd, size_t len);
 extern int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg);
 
 /* Legacy write command. req (req_len bytes, a multiple of 4) is the core

@@ -2,9 +2,11 @@
 /* The public fork-safety API (ibv_fork_init(3)) over the range map.
  *
  * Registered ranges are recorded from the first registration on, even
- * while fork safety is off (refcounts only, no madvise), so a late
- * ibv_fork_init() can protect them all and return 0 where rdma-core
- * returns EINVAL. */
+ * while fork safety is off, so a late ibv_fork_init() can protect them
+ * all and return 0 where rdma-core returns EINVAL. While it is off, an MR
+ * is only noted in a hash set (mr_notes, a few dozen instructions); the
+ * notes become range-map entries (refcounts, no madvise) when
+ * ibv_fork_init() arrives or the stats are asked for. */
 #include "config.h"
 
 #include <errno.h>
@@ -38,6 +40,37 @@ static atomic_int huge_safe;
 static atomic_int copy_on_fork = -1;
 static range_map_advise_fn probe_advise = madvise;
 
+/* MRs registered while fork safety was off, not yet in the map: an
+ * open-addressing hash set keyed by the MR pointer (linear probing,
+ * at most half full, deletion by backward shift). */
+struct mr_note {
+	const void *mr; /* NULL: free slot */
+	void *base;
+	size_t len;
+};
+static struct {
+	atomic_int lock;         /* guards everything below (notes_lock) */
+	struct mr_note *slot;
+	size_t mask;             /* capacity - 1 (capacity a power of 2) */
+	size_t count;
+	int to_map;              /* 1: fork safety on, MRs go to the map */
+} notes;
+static void notes_lock(void)
+{
+	while (atomic_exchange_explicit(&notes.lock, 1, memory_order_acquire))
+		while (atomic_load_explicit(&notes.lock, memory_order_relaxed))
+			;
+}
+
+static void notes_unlock(void)
+{
+	atomic_store_explicit(&notes.lock, 0, memory_order_release);
+}
+
+/* notes.count and notes.to_map, readable without the lock */
+static atomic_size_t notes_count;
+static atomic_int notes_to_map;
+
 static int env_on(const char *name)
 {
 	const char *v = getenv(name);
@@ -47,6 +80,7 @@ static int env_on(const char *name)
 
 static void atfork_prepare(void)
 {
+	notes_lock();
 	range_map_fork_prepare(&fork_map);
 	sv_pagesize_fork_prepare();
 }
@@ -55,12 +89,14 @@ static void atfork_parent(void)
 {
 	sv_pagesize_fork_parent();
 	range_map_fork_parent(&fork_map);
+	notes_unlock();
 }
 
 static void atfork_child(void)
 {
 	sv_pagesize_fork_child();
 	range_map_fork_child(&fork_map);
+	atomic_store(&notes.lock, 0);
 }
 
 static int copy_on_fork_reported(void)
@@ -79,7 +115,9 @@ static int copy_on_fork_reported(void)
 	return cof;
 }
 
-/* ibv_fork_init(), also run by sv_fork_setup() at load.
+static int notes_flush(int for_good);
+
+/* ibv_fork_init(), also run by fork_setup() at load.
  * 0 or a positive errno. */
 static int fork_init(void)
 {
@@ -109,7 +147,9 @@ static int fork_init(void)
 		return ENOSYS;
 	}
 
-	ret = range_map_activate(&fork_map);
+	ret = notes_flush(1);
+	if (!ret)
+		ret = range_map_activate(&fork_map);
 	if (ret < 0) {
 		sv_err("could not protect the ranges registered before ibv_fork_init(): %s%s",
 		       strerror(-ret),
@@ -144,11 +184,17 @@ static void fork_env_first_use(void)
 /* rdma-core reads the variables when the device list is first built, so
  * a program may setenv() them in main(); they are read again then (or at
  * the first registration, if that comes first). Only ever turns on. */
+static atomic_int env_read;
+
 void sv_fork_env_first_use(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+	/* a flag first: this is on every registration's path */
+	if (atomic_load_explicit(&env_read, memory_order_acquire))
+		return;
 	pthread_once(&once, fork_env_first_use);
+	atomic_store_explicit(&env_read, 1, memory_order_release);
 }
 
 /* At library load, before main() and before any library that depends on
@@ -224,15 +270,12 @@ static int to_pages(const void *base, size_t len, uintptr_t *first, uintptr_t *e
 	return 0;
 }
 
-int sv_fork_range_add(void *base, size_t len)
+static int range_add(void *base, size_t len)
 {
 	uintptr_t first, end;
 	unsigned int flags = 0;
 	int ret;
 
-	if (!base || !len)
-		return 0;
-	sv_fork_env_first_use();
 	ret = to_pages(base, len, &first, &end);
 	if (ret)
 		return ret;
@@ -253,6 +296,14 @@ int sv_fork_range_add(void *base, size_t len)
 	if (ret)
 		sv_err("cannot protect %p + %zu from fork: %s", base, len, strerror(-ret));
 	return ret;
+}
+
+int sv_fork_range_add(void *base, size_t len)
+{
+	if (!base || !len)
+		return 0;
+	sv_fork_env_first_use();
+	return range_add(base, len);
 }
 
 int sv_fork_range_del(void *base, size_t len)
@@ -278,6 +329,148 @@ int sv_fork_range_del(void *base, size_t len)
 	if (ret)
 		sv_err("cannot release %p + %zu: %s", base, len, strerror(-ret));
 	return ret;
+}
+
+/* ---- MR notes ------------------------------------------------------------ */
+
+static size_t note_hash(const void *mr)
+{
+	return (size_t)(((uintptr_t)mr >> 4) * 0x9e3779b97f4a7c15ull >> 32);
+}
+
+/* Room for one more note; notes.lock held. 0 or -ENOMEM. */
+static int notes_reserve(void)
+{
+	struct mr_note *old = notes.slot, *fresh;
+	size_t old_cap = old ? notes.mask + 1 : 0;
+	size_t cap = old_cap ? old_cap * 2 : 64;
+
+	if (old && (notes.count + 1) * 2 <= old_cap)
+		return 0;
+	/* rare (capacity doubles), and the lock is not the map's */
+	fresh = calloc(cap, sizeof(*fresh));
+	if (!fresh)
+		return -ENOMEM;
+	notes.slot = fresh;
+	notes.mask = cap - 1;
+	for (size_t i = 0; i < old_cap; i++) {
+		size_t j;
+
+		if (!old[i].mr)
+			continue;
+		for (j = note_hash(old[i].mr) & notes.mask; fresh[j].mr;
+		     j = (j + 1) & notes.mask)
+			;
+		fresh[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* Remove the note {mr, base, len}; notes.lock held. 1 if it was there. */
+static int notes_remove(const void *mr, void *base, size_t len)
+{
+	size_t i, j;
+
+	for (i = note_hash(mr) & notes.mask; notes.slot[i].mr;
+	     i = (i + 1) & notes.mask)
+		if (notes.slot[i].mr == mr && notes.slot[i].base == base &&
+		    notes.slot[i].len == len)
+			break;
+	if (!notes.slot[i].mr)
+		return 0;
+	/* backward shift: pull later entries of the probe run into the
+	 * hole unless they sit between their home and the hole */
+	for (j = (i + 1) & notes.mask; notes.slot[j].mr; j = (j + 1) & notes.mask) {
+		size_t home = note_hash(notes.slot[j].mr) & notes.mask;
+
+		if (((j - home) & notes.mask) >= ((j - i) & notes.mask)) {
+			notes.slot[i] = notes.slot[j];
+			i = j;
+		}
+	}
+	notes.slot[i].mr = NULL;
+	notes.count--;
+	atomic_store_explicit(&notes_count, notes.count, memory_order_relaxed);
+	return 1;
+}
+
+/* Put every note into the range map (refcounts; madvise only if the map
+ * is active). for_good: from now on MRs go to the map directly (fork
+ * safety is coming on). 0 or -errno; on error the notes not moved stay
+ * notes and nothing else changes. */
+static int notes_flush(int for_good)
+{
+	int ret = 0;
+
+	notes_lock();
+	for (size_t i = 0; notes.count && i <= notes.mask; i++) {
+		struct mr_note n = notes.slot[i];
+
+		if (!n.mr)
+			continue;
+		ret = range_add(n.base, n.len);
+		if (ret)
+			break;
+		notes_remove(n.mr, n.base, n.len);
+		i--; /* the shift may have pulled another note into slot i */
+	}
+	if (!ret && for_good) {
+		notes.to_map = 1;
+		atomic_store(&notes_to_map, 1);
+	}
+	notes_unlock();
+	return ret;
+}
+
+int sv_fork_mr_protecting(void)
+{
+	sv_fork_env_first_use();
+	return atomic_load_explicit(&notes_to_map, memory_order_acquire);
+}
+
+int sv_fork_mr_record(const void *mr, void *base, size_t len)
+{
+	int ret;
+
+	if (!base || !len)
+		return 0;
+	notes_lock();
+	if (notes.to_map) {
+		/* ibv_fork_init() came in between: protect it now */
+		notes_unlock();
+		return range_add(base, len);
+	}
+	ret = notes_reserve();
+	if (!ret) {
+		size_t i;
+
+		for (i = note_hash(mr) & notes.mask; notes.slot[i].mr;
+		     i = (i + 1) & notes.mask)
+			;
+		notes.slot[i] = (struct mr_note){ mr, base, len };
+		notes.count++;
+		atomic_store_explicit(&notes_count, notes.count,
+				      memory_order_relaxed);
+	}
+	notes_unlock();
+	return ret;
+}
+
+int sv_fork_mr_forget(const void *mr, void *base, size_t len)
+{
+	int found = 0;
+
+	if (!base || !len)
+		return 0;
+	if (atomic_load_explicit(&notes_count, memory_order_relaxed)) {
+		notes_lock();
+		found = notes_remove(mr, base, len);
+		notes_unlock();
+	}
+	/* not a note: it went into the map (fork safety on, or the stats
+	 * built the map meanwhile) */
+	return found ? 0 : sv_fork_range_del(base, len);
 }
 
 /* ---- public ------------------------------------------------------------ */
@@ -335,6 +528,10 @@ SV_EXPORT int softverbs_fork_stats(struct softverbs_fork_stats *stats, size_t si
 
 	if (!stats || size < SOFTVERBS_FORK_STATS_V1_SIZE)
 		return EINVAL;
+	/* the stats count what is registered: build the map from the notes
+	 * (refcounts only while fork safety is off) */
+	if (notes_flush(0))
+		sv_dbg("fork stats: some MR notes could not enter the map");
 	range_map_get_stats(&fork_map, &ms);
 	memset(&st, 0, sizeof(st));
 	st.fork_safe = range_map_is_active(&fork_map);

@@ -68,7 +68,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 {
 	struct ibv_context *ctx;
 	struct ibv_mr *mr;
-	int pinned;
+	int pinned, protect;
 	int ret;
 
 	if (!valid_pd(pd)) {
@@ -90,10 +90,12 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 
-	/* DONTFORK before the kernel pins the pages, so that no fork in
-	 * between can give the child the pinned pages */
+	/* With fork safety on: DONTFORK before the kernel pins the pages,
+	 * so that no fork in between can give the child the pinned pages.
+	 * Off: a note after REG_MR (sv_fork_mr_record). */
 	pinned = pins_pages(access);
-	ret = pinned ? sv_fork_range_add(addr, length) : 0;
+	protect = pinned && sv_fork_mr_protecting();
+	ret = protect ? sv_fork_range_add(addr, length) : 0;
 	if (ret) {
 		sv_err("fork protection of %zu bytes at %p failed: %d", length,
 		       addr, ret);
@@ -108,10 +110,20 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		int err = errno ? errno : EIO;
 
 		sv_dbg("REG_MR of %zu bytes at %p: errno %d", length, addr, err);
-		if (pinned)
+		if (protect)
 			sv_fork_range_del(addr, length);
 		errno = err;
 		return NULL;
+	}
+	if (pinned && !protect) {
+		ret = sv_fork_mr_record(mr, addr, length);
+		if (ret) {
+			sv_err("recording %zu bytes at %p for fork safety failed: %d",
+			       length, addr, ret);
+			sv_priv(ctx)->ops.dereg_mr(mr);
+			errno = -ret;
+			return NULL;
+		}
 	}
 	mr->context = ctx;
 	mr->pd = pd;
@@ -160,8 +172,8 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	if (!in_map)
 		return 0;
 	/* the pages are unpinned: the last registration of a page makes it
-	 * inheritable again */
-	ret = sv_fork_range_del(addr, length);
+	 * inheritable again (mr is a key here, no longer an object) */
+	ret = sv_fork_mr_forget(mr, addr, length);
 	if (ret)
 		sv_err("restoring fork inheritance of %p+%zu: %d", addr, length,
 		       ret);
@@ -216,6 +228,8 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	del_old = old_pinned &&
 		  ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) || !new_pinned);
 
+	/* both through the map: rare, and a note would need the MR key
+	 * (sv_fork_mr_forget finds the old range wherever it is) */
 	if (add_new) {
 		ret = sv_fork_range_add(new_addr, new_len);
 		if (ret) {
@@ -242,7 +256,7 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	/* what ibv_dereg_mr will go by */
 	smr->access = (int)acc;
 	if (del_old) {
-		ret = sv_fork_range_del(old_addr, old_len);
+		ret = sv_fork_mr_forget(mr, old_addr, old_len);
 		if (ret) {
 			errno = -ret;
 			return IBV_REREG_MR_ERR_DO_FORK_OLD;

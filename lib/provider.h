@@ -39,6 +39,7 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "log.h"
 
@@ -435,6 +436,18 @@ int sv_cmd_destroy_qp(struct ibv_qp *qp);
 /* Legacy POST_SEND with no work requests: the doorbell of rxe and siw,
  * which makes the kernel look at the send queue. */
 int sv_cmd_post_send_doorbell(struct ibv_qp *qp);
+/* The same command built once per QP, for the send hot path:
+ * sv_cmd_doorbell_init after CREATE_QP, then sv_cmd_doorbell_ring (0 or
+ * a positive errno) from any thread, no lock needed (the kernel writes
+ * the same empty reply into resp each time). */
+struct sv_doorbell {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_post_send req;
+	struct ib_uverbs_post_send_resp resp;
+	int fd;
+};
+void sv_cmd_doorbell_init(struct sv_doorbell *db, struct ibv_qp *qp);
+int sv_cmd_doorbell_ring(struct sv_doorbell *db);
 
 /* AH: fills ah (context, pd, handle). */
 int sv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,

@@ -9,30 +9,23 @@
 
 #include "rxe_dp.h"
 
-/* The kernel's enum ib_wc_flags (include/rdma/ib_verbs.h), which rxe
- * writes into user CQEs unchanged. Its bit 2 is "with invalidate", where
- * the public encoding has IBV_WC_IP_CSUM_OK, so translate. */
-enum {
-	RXE_KWC_GRH = 1 << 0,
-	RXE_KWC_WITH_IMM = 1 << 1,
-	RXE_KWC_WITH_INVALIDATE = 1 << 2,
-	RXE_KWC_IP_CSUM_OK = 1 << 3,
-};
-
-unsigned int rxe_wc_flags(uint32_t kernel_flags)
-{
-	unsigned int flags = 0;
-
-	if (kernel_flags & RXE_KWC_GRH)
-		flags |= IBV_WC_GRH;
-	if (kernel_flags & RXE_KWC_WITH_IMM)
-		flags |= IBV_WC_WITH_IMM;
-	if (kernel_flags & RXE_KWC_WITH_INVALIDATE)
-		flags |= IBV_WC_WITH_INV;
-	if (kernel_flags & RXE_KWC_IP_CSUM_OK)
-		flags |= IBV_WC_IP_CSUM_OK;
-	return flags;
-}
+/* A CQE is a struct ib_uverbs_wc, laid out as struct ibv_wc: polling
+ * copies it whole and fixes the one field the two encode differently. */
+_Static_assert(sizeof(struct ib_uverbs_wc) == sizeof(struct ibv_wc) &&
+		       offsetof(struct ib_uverbs_wc, wc_flags) ==
+			       offsetof(struct ibv_wc, wc_flags) &&
+		       offsetof(struct ib_uverbs_wc, ex) ==
+			       offsetof(struct ibv_wc, imm_data) &&
+		       offsetof(struct ib_uverbs_wc, qp_num) ==
+			       offsetof(struct ibv_wc, qp_num) &&
+		       offsetof(struct ib_uverbs_wc, pkey_index) ==
+			       offsetof(struct ibv_wc, pkey_index) &&
+		       offsetof(struct ib_uverbs_wc, dlid_path_bits) ==
+			       offsetof(struct ibv_wc, dlid_path_bits),
+	       "ib_uverbs_wc and ibv_wc share their layout");
+_Static_assert(IBV_WC_GRH == 1 && IBV_WC_WITH_IMM == 2 &&
+		       IBV_WC_IP_CSUM_OK == 4 && IBV_WC_WITH_INV == 8,
+	       "rxe_wc_flags swaps bits 2 and 3");
 
 /* After the CREATE_CQ command: map the ring. 0 or a positive errno (the caller
  * destroys the CQ). */
@@ -50,7 +43,7 @@ static int map_cq(struct rxe_cq *cq, struct ibv_context *ctx,
 		return EPROTO;
 	}
 	cq->cons = rxe_queue_read_cons(&cq->q);
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	rxe_lock_init(&cq->lock);
 	return 0;
 }
 
@@ -86,40 +79,12 @@ err_free:
 	return NULL;
 }
 
-const struct ib_uverbs_wc *rxe_cq_peek(struct rxe_cq *cq)
-{
-	if (cq->cons == rxe_queue_kernel_prod(&cq->q))
-		return NULL;
-	return rxe_queue_elem(&cq->q, cq->cons);
-}
-
-void rxe_cq_pop(struct rxe_cq *cq)
-{
-	cq->cons = rxe_queue_next(&cq->q, cq->cons);
-}
-
-void rxe_cq_release(struct rxe_cq *cq)
-{
-	rxe_queue_publish_cons(&cq->q, cq->cons);
-}
-
 static void copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
 {
-	wc->wr_id = cqe->wr_id;
-	wc->status = (enum ibv_wc_status)cqe->status;
-	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
-	wc->vendor_err = cqe->vendor_err;
-	wc->byte_len = cqe->byte_len;
-	/* imm_data arrives in network order already; the same word is the
-	 * invalidated rkey */
-	wc->imm_data = (__be32)cqe->ex.imm_data;
-	wc->qp_num = cqe->qp_num;
-	wc->src_qp = cqe->src_qp;
+	memcpy(wc, cqe, sizeof(*wc));
+	/* rdma-core copies the kernel's flags unchanged and so reports a
+	 * received invalidation as IBV_WC_IP_CSUM_OK */
 	wc->wc_flags = rxe_wc_flags(cqe->wc_flags);
-	wc->pkey_index = cqe->pkey_index;
-	wc->slid = cqe->slid;
-	wc->sl = cqe->sl;
-	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
 int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
@@ -128,9 +93,9 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	const struct ib_uverbs_wc *cqe;
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
+	rxe_lock(&cq->lock);
 	if (!cq->q.buf) {
-		pthread_spin_unlock(&cq->lock);
+		rxe_unlock(&cq->lock);
 		return -EIO; /* lost its ring in a failed resize */
 	}
 	while (n < num_entries && (cqe = rxe_cq_peek(cq))) {
@@ -141,7 +106,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	 * slots free before it wraps round to them */
 	if (n)
 		rxe_cq_release(cq);
-	pthread_spin_unlock(&cq->lock);
+	rxe_unlock(&cq->lock);
 	return n;
 }
 
@@ -162,10 +127,10 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	/* Held across the command: the kernel copies the unread entries
 	 * into the new ring, so nobody may consume from the old one
 	 * meanwhile. */
-	pthread_spin_lock(&cq->lock);
+	rxe_lock(&cq->lock);
 	ret = sv_cmd_resize_cq(ibcq, cqe, &udata);
 	if (ret) {
-		pthread_spin_unlock(&cq->lock);
+		rxe_unlock(&cq->lock);
 		sv_err("RESIZE_CQ to %d entries failed: %s", cqe,
 		       strerror(ret));
 		return ret;
@@ -176,7 +141,7 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 		cq->q = fresh;
 		cq->cons = rxe_queue_read_cons(&cq->q);
 	}
-	pthread_spin_unlock(&cq->lock);
+	rxe_unlock(&cq->lock);
 	return ret;
 }
 
@@ -189,7 +154,6 @@ int rxe_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	rxe_queue_unmap(&cq->q);
-	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }
@@ -227,15 +191,15 @@ static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 		sv_err("ibv_start_poll: comp_mask %#x is not 0", attr->comp_mask);
 		return EINVAL;
 	}
-	pthread_spin_lock(&cq->lock);
+	rxe_lock(&cq->lock);
 	if (!cq->q.buf) {
-		pthread_spin_unlock(&cq->lock);
+		rxe_unlock(&cq->lock);
 		return EIO;
 	}
 	ret = load_cur(cq);
 	/* ENOENT: the caller does not call end_poll */
 	if (ret)
-		pthread_spin_unlock(&cq->lock);
+		rxe_unlock(&cq->lock);
 	return ret;
 }
 
@@ -256,7 +220,7 @@ static void cq_end_poll(struct ibv_cq_ex *cqx)
 		rxe_cq_pop(cq);
 	cq->cur = NULL;
 	rxe_cq_release(cq);
-	pthread_spin_unlock(&cq->lock);
+	rxe_unlock(&cq->lock);
 }
 
 static enum ibv_wc_opcode cq_read_opcode(struct ibv_cq_ex *cqx)

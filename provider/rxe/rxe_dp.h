@@ -10,17 +10,45 @@
 #ifndef RXE_DP_H
 #define RXE_DP_H
 
-#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "provider.h"
 #include "rxe_queue.h"
+
+/* ---- locks --------------------------------------------------------------- */
+
+/* The data path's lock: uncontended, one atomic exchange and one store,
+ * inline (pthread_spin_lock/unlock are calls through the PLT, a sixth of
+ * a post_send). Contended, it spins on a plain load. */
+typedef struct {
+	atomic_int held;
+} rxe_lock_t;
+
+static inline void rxe_lock_init(rxe_lock_t *l)
+{
+	atomic_init(&l->held, 0);
+}
+
+static inline void rxe_lock(rxe_lock_t *l)
+{
+	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+		while (atomic_load_explicit(&l->held, memory_order_relaxed))
+			;
+}
+
+static inline void rxe_unlock(rxe_lock_t *l)
+{
+	atomic_store_explicit(&l->held, 0, memory_order_release);
+}
 
 /* ---- objects ------------------------------------------------------------ */
 
 /* A queue we produce into: a send, receive or shared receive queue. */
 struct rxe_wq {
-	pthread_spinlock_t lock; /* guards prod and the elements past it */
+	rxe_lock_t lock;         /* guards prod and the elements past it */
 	struct rxe_queue q;      /* unmapped: the QP receives from an SRQ */
 	uint32_t prod;           /* our producer index, private copy */
 	uint32_t max_sge;        /* what the kernel granted */
@@ -29,7 +57,7 @@ struct rxe_wq {
 
 struct rxe_cq {
 	struct sv_cq core;       /* first */
-	pthread_spinlock_t lock; /* guards q, cons and cur */
+	rxe_lock_t lock;         /* guards q, cons and cur */
 	struct rxe_queue q;      /* unmapped after a failed resize */
 	uint32_t cons;           /* our consumer index, private copy */
 	/* ex polling: the entry between start_poll and end_poll (the lock
@@ -37,14 +65,22 @@ struct rxe_cq {
 	const struct ib_uverbs_wc *cur;
 };
 
-struct rxe_wr_batch;
+/* ibv_wr_* state between wr_start and wr_complete/wr_abort. */
+struct rxe_wr_batch {
+	struct rxe_send_wqe *wqe; /* the WQE being written (at sq.prod) */
+	int err;                  /* first error of the batch, positive */
+	uint32_t start_prod;      /* where the batch began, to rewind */
+	uint32_t start_ssn;
+};
 
 struct rxe_qp {
 	struct sv_qp core;       /* first */
 	struct rxe_wq sq;        /* sq.lock also guards ssn and batch */
 	struct rxe_wq rq;
 	uint32_t ssn;            /* send sequence number of the next WQE */
-	struct rxe_wr_batch *batch; /* ibv_wr_* state; NULL unless ex */
+	uint32_t ops_ok;         /* bit n: opcode n may be posted here */
+	struct rxe_wr_batch batch;
+	struct sv_doorbell db;   /* rung without sq.lock */
 };
 
 struct rxe_srq {
@@ -88,15 +124,35 @@ int rxe_destroy_cq(struct ibv_cq *cq);
 struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 				   struct ibv_cq_init_attr_ex *attr);
 
-/* The CQE cursor the ex poll API can be layered on; cq->lock held.
+/* The CQE cursor the ex poll API is layered on; cq->lock held.
  * rxe_cq_peek: the oldest unread CQE, or NULL. rxe_cq_pop: step past it
  * (private). rxe_cq_release: hand the slots read so far back to the
  * kernel. */
-const struct ib_uverbs_wc *rxe_cq_peek(struct rxe_cq *cq);
-void rxe_cq_pop(struct rxe_cq *cq);
-void rxe_cq_release(struct rxe_cq *cq);
-/* The kernel's completion flags in the public encoding. */
-unsigned int rxe_wc_flags(uint32_t kernel_flags);
+static inline const struct ib_uverbs_wc *rxe_cq_peek(struct rxe_cq *cq)
+{
+	if (cq->cons == rxe_queue_kernel_prod(&cq->q))
+		return NULL;
+	return rxe_queue_elem(&cq->q, cq->cons);
+}
+
+static inline void rxe_cq_pop(struct rxe_cq *cq)
+{
+	cq->cons = rxe_queue_next(&cq->q, cq->cons);
+}
+
+static inline void rxe_cq_release(struct rxe_cq *cq)
+{
+	rxe_queue_publish_cons(&cq->q, cq->cons);
+}
+
+/* The kernel's completion flags (enum ib_wc_flags, which rxe writes into
+ * user CQEs unchanged) in the public encoding: the two agree on GRH (bit
+ * 0) and WITH_IMM (bit 1), but the kernel's bit 2 is "with invalidate"
+ * and its bit 3 "IP checksum ok", the other way round from verbs.h. */
+static inline unsigned int rxe_wc_flags(uint32_t k)
+{
+	return (k & 3) | ((k & 4) << 1) | ((k & 8) >> 1);
+}
 
 /* ---- queue pairs (rxe_qp.c) ---------------------------------------------- */
 
@@ -108,11 +164,6 @@ int rxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 int rxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
 
-/* The send-queue primitives the ex send API can be layered on; sq.lock
- * held. rxe_sq_reserve: the next free WQE slot, zeroed up to its SGE
- * area, or NULL when the queue is full. rxe_sq_commit: it is complete
- * (private, not yet seen by the kernel). rxe_sq_ring: publish every
- * committed WQE and ring the doorbell; 0 or a positive errno. */
 /* Posting to a send queue is allowed from RTS on (SQD and ERROR accept
  * WRs too: the first holds them, the second flushes them). */
 static inline int rxe_sq_accepts(enum ibv_qp_state state)
@@ -120,19 +171,74 @@ static inline int rxe_sq_accepts(enum ibv_qp_state state)
 	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
 	       state != IBV_QPS_RTR;
 }
-struct rxe_send_wqe *rxe_sq_reserve(struct rxe_qp *qp);
-void rxe_sq_commit(struct rxe_qp *qp);
-int rxe_sq_ring(struct rxe_qp *qp);
+
+/* The opcodes that may carry inline data. */
+#define RXE_INLINE_OPS                                                         \
+	((1u << IBV_WR_RDMA_WRITE) | (1u << IBV_WR_RDMA_WRITE_WITH_IMM) |      \
+	 (1u << IBV_WR_SEND) | (1u << IBV_WR_SEND_WITH_IMM) |                  \
+	 (1u << IBV_WR_SEND_WITH_INV))
+
+/* The send-queue primitives (rxe_sq.c and the ex send API); sq.lock
+ * held.
+ * rxe_sq_reserve: the next free WQE slot, or NULL when the queue is
+ * full. Only the words the kernel keeps its own state in are zeroed
+ * (status, state, iova, the PSNs, has_rd_atomic, the dma header): the
+ * caller writes wr_id, opcode, send_flags, ex and the opcode's part of
+ * the wr union, which is all the kernel reads for that opcode
+ * (rxe_req.c), then dma.length/resid/num_sge and the SGEs or inline
+ * bytes.
+ * rxe_sq_commit: the WQE is complete (private, not yet seen by the
+ * kernel). rxe_sq_publish: let the kernel see every committed WQE; the
+ * caller rings the doorbell (rxe_sq_ring) after dropping the lock. */
+static inline struct rxe_send_wqe *rxe_sq_reserve(struct rxe_qp *qp)
+{
+	struct rxe_send_wqe *wqe;
+
+	if (rxe_queue_next(&qp->sq.q, qp->sq.prod) ==
+	    rxe_queue_kernel_cons(&qp->sq.q))
+		return NULL;
+	wqe = rxe_queue_elem(&qp->sq.q, qp->sq.prod);
+	memset(&wqe->status, 0,
+	       offsetof(struct rxe_send_wqe, dma.sge) -
+		       offsetof(struct rxe_send_wqe, status));
+	return wqe;
+}
+
+static inline void rxe_sq_commit(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	wqe->ssn = qp->ssn++;
+	qp->sq.prod = rxe_queue_next(&qp->sq.q, qp->sq.prod);
+}
+
+static inline void rxe_sq_publish(struct rxe_qp *qp)
+{
+	rxe_queue_publish_prod(&qp->sq.q, qp->sq.prod);
+}
+
+/* The doorbell: the kernel's requester runs over every published WQE.
+ * Rung without sq.lock: a later ring covers earlier publishes, and each
+ * publisher rings after its own. 0 or a positive errno. */
+static inline int rxe_sq_ring(struct rxe_qp *qp)
+{
+	int ret = sv_cmd_doorbell_ring(&qp->db);
+
+	if (ret)
+		sv_err("QP %#x: doorbell failed: %s", qp->core.qp.qp_num,
+		       strerror(ret));
+	return ret;
+}
 /* Check one WR and write it as the next WQE (reserve + fill + commit);
- * sq.lock held. 0 or a positive errno (EINVAL, ENOMEM when full). */
+ * sq.lock held. 0 or a positive errno (EINVAL, ENOMEM when full). A WR
+ * found bad is left uncommitted in its slot: the kernel never sees it. */
 int rxe_sq_post_wr(struct rxe_qp *qp, const struct ibv_send_wr *wr);
+/* The opcodes a QP of this type may post (bit n: enum ibv_wr_opcode n). */
+uint32_t rxe_sq_ops(enum ibv_qp_type type);
 
 /* The ibv_wr_* send API (rxe_qp_ex.c). rxe_qp_ex_ops: the send_ops_flags
  * a QP type supports. rxe_qp_ex_init: set up the batch state and the
  * qp_ex entry points; 0 or a positive errno. */
 uint64_t rxe_qp_ex_ops(enum ibv_qp_type type);
-int rxe_qp_ex_init(struct rxe_qp *qp);
-void rxe_qp_ex_fini(struct rxe_qp *qp);
+void rxe_qp_ex_init(struct rxe_qp *qp);
 
 /* Post a list of receives to a receive queue (QP or SRQ): 0 or a
  * positive errno with *bad_wr at the first WR not posted. Takes wq->lock. */

@@ -79,24 +79,26 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 
 	/* a bind gives the window a new key: same index, next tag */
 	rkey = ibv_inc_rkey(mw->rkey);
-	pthread_spin_lock(&qp->sq.lock);
+	rxe_lock(&qp->sq.lock);
 	wqe = rxe_sq_reserve(qp);
 	if (!wqe) {
-		pthread_spin_unlock(&qp->sq.lock);
+		rxe_unlock(&qp->sq.lock);
 		return ENOMEM;
 	}
 	wqe->wr.wr_id = mw_bind->wr_id;
 	wqe->wr.opcode = IB_UVERBS_WR_BIND_MW;
 	wqe->wr.send_flags = mw_bind->send_flags;
+	wqe->wr.ex.imm_data = 0;
 	wqe->wr.wr.mw.addr = bi->addr;
 	wqe->wr.wr.mw.length = bi->length;
 	wqe->wr.wr.mw.mr_lkey = bi->mr ? bi->mr->lkey : 0;
 	wqe->wr.wr.mw.mw_rkey = mw->rkey;
 	wqe->wr.wr.mw.rkey = rkey;
 	wqe->wr.wr.mw.access = bi->mw_access_flags;
-	rxe_sq_commit(qp);
+	rxe_sq_commit(qp, wqe);
+	rxe_sq_publish(qp);
+	rxe_unlock(&qp->sq.lock);
 	ret = rxe_sq_ring(qp);
-	pthread_spin_unlock(&qp->sq.lock);
 	/* the WQE is queued even when the doorbell failed: the key it will
 	 * carry is the new one either way */
 	mw->rkey = rkey;

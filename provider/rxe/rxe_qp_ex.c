@@ -2,33 +2,19 @@
 /* The ibv_wr_* send API on rxe QPs created with send_ops_flags.
  *
  * Between wr_start and wr_complete/wr_abort the send queue's lock is held.
- * Each wr_<opcode> call opens a new work request in the batch's scratch
- * struct ibv_send_wr; the wr_set_* calls complete it; the next opcode
- * call (or wr_complete) writes it into the ring through rxe_sq_post_wr,
- * the same checks and the same WQE layout as ibv_post_send. The ring's
- * producer index is only published by wr_complete, so wr_abort, or any
- * error in the batch, simply rewinds the private index: the kernel never
- * saw those WQEs.
+ * Each wr_<opcode> call opens the next WQE in the ring in place and writes
+ * its opcode part; the wr_set_* calls write its data and address; the
+ * next opcode call (or wr_complete) checks what only the whole WR can
+ * tell and commits it. The producer index is only published by
+ * wr_complete, so wr_abort, or any error in the batch, simply rewinds the
+ * private index: the kernel never saw those WQEs.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "rxe_dp.h"
-
-struct rxe_wr_batch {
-	struct ibv_send_wr wr;   /* the WR being built */
-	int open;                /* wr holds an opcode not yet written */
-	int err;                 /* first error of the batch, positive */
-	uint32_t start_prod;     /* where the batch began, to rewind */
-	uint32_t start_ssn;
-	uint32_t max_sge;
-	struct ibv_sge *sge;     /* max_sge entries */
-	uint8_t *inline_buf;     /* max_inline bytes: inline data is copied
-				  * when set, so callers may reuse theirs */
-};
 
 static struct rxe_qp *qpx_to_rxe(struct ibv_qp_ex *qpx)
 {
@@ -39,46 +25,82 @@ static void fail(struct rxe_wr_batch *b, int err)
 {
 	if (!b->err)
 		b->err = err;
+	b->wqe = NULL;
 }
 
-/* Write the open WR, if any, into the ring. */
-static void flush_open(struct rxe_qp *qp)
+static int is_atomic(uint32_t opcode)
 {
-	struct rxe_wr_batch *b = qp->batch;
-
-	if (b->open && !b->err)
-		fail(b, rxe_sq_post_wr(qp, &b->wr));
-	b->open = 0;
+	return opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-static struct ibv_send_wr *open_wr(struct ibv_qp_ex *qpx,
-				   enum ibv_wr_opcode opcode)
+/* Commit the open WQE, if any, after the checks that need the whole WR. */
+static void close_wqe(struct rxe_qp *qp)
+{
+	struct rxe_wr_batch *b = &qp->batch;
+	struct rxe_send_wqe *wqe = b->wqe;
+
+	if (!wqe)
+		return;
+	if (qp->core.qp.qp_type == IBV_QPT_UD && !wqe->wr.wr.ud.ah_num) {
+		sv_err("QP %#x: a UD work request without ibv_wr_set_ud_addr",
+		       qp->core.qp.qp_num);
+		fail(b, EINVAL);
+		return;
+	}
+	if (is_atomic(wqe->wr.opcode) && wqe->dma.length < 8) {
+		sv_err("QP %#x: atomics need 8 local bytes", qp->core.qp.qp_num);
+		fail(b, EINVAL);
+		return;
+	}
+	rxe_sq_commit(qp, wqe);
+	b->wqe = NULL;
+}
+
+/* Open the next WQE for opcode; NULL (and the batch failed) when the
+ * QP cannot post it or the queue is full. */
+static struct rxe_send_wqe *open_wqe(struct ibv_qp_ex *qpx, uint32_t opcode)
 {
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
-	struct rxe_wr_batch *b = qp->batch;
+	struct rxe_wr_batch *b = &qp->batch;
+	struct rxe_send_wqe *wqe;
 
-	flush_open(qp);
-	memset(&b->wr, 0, sizeof(b->wr));
-	b->wr.wr_id = qpx->wr_id;
-	b->wr.send_flags = qpx->wr_flags;
-	b->wr.opcode = opcode;
-	b->wr.sg_list = b->sge;
-	b->open = 1;
-	return &b->wr;
-}
-
-/* The WR a setter completes; NULL (and the batch failed) when none. */
-static struct ibv_send_wr *open_for_set(struct ibv_qp_ex *qpx)
-{
-	struct rxe_wr_batch *b = qpx_to_rxe(qpx)->batch;
-
-	if (!b->open) {
-		sv_err("QP %#x: ibv_wr_set_* with no work request open",
-		       qpx->qp_base.qp_num);
+	close_wqe(qp);
+	if (b->err)
+		return NULL;
+	if (!(qp->ops_ok & (1u << opcode))) {
+		sv_err("QP %#x: opcode %u is not valid on this QP type (%d)",
+		       qpx->qp_base.qp_num, opcode, (int)qpx->qp_base.qp_type);
 		fail(b, EINVAL);
 		return NULL;
 	}
-	return &b->wr;
+	wqe = rxe_sq_reserve(qp);
+	if (!wqe) {
+		sv_dbg("QP %#x: send queue full", qpx->qp_base.qp_num);
+		fail(b, ENOMEM);
+		return NULL;
+	}
+	wqe->wr.wr_id = qpx->wr_id;
+	wqe->wr.opcode = opcode;
+	wqe->wr.send_flags = qpx->wr_flags & ~(uint32_t)IBV_SEND_INLINE;
+	wqe->wr.ex.imm_data = 0;
+	if (qpx->qp_base.qp_type == IBV_QPT_UD)
+		wqe->wr.wr.ud.ah_num = 0; /* until wr_set_ud_addr */
+	b->wqe = wqe;
+	return wqe;
+}
+
+/* The WQE a setter completes; NULL (and the batch failed) when none. */
+static struct rxe_send_wqe *open_for_set(struct ibv_qp_ex *qpx)
+{
+	struct rxe_wr_batch *b = &qpx_to_rxe(qpx)->batch;
+
+	if (!b->wqe && !b->err) {
+		sv_err("QP %#x: ibv_wr_set_* with no work request open",
+		       qpx->qp_base.qp_num);
+		fail(b, EINVAL);
+	}
+	return b->wqe;
 }
 
 /* ---- batch ------------------------------------------------------------- */
@@ -86,10 +108,10 @@ static struct ibv_send_wr *open_for_set(struct ibv_qp_ex *qpx)
 static void wr_start(struct ibv_qp_ex *qpx)
 {
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
-	struct rxe_wr_batch *b = qp->batch;
+	struct rxe_wr_batch *b = &qp->batch;
 
-	pthread_spin_lock(&qp->sq.lock);
-	b->open = 0;
+	rxe_lock(&qp->sq.lock);
+	b->wqe = NULL;
 	b->err = 0;
 	b->start_prod = qp->sq.prod;
 	b->start_ssn = qp->ssn;
@@ -102,24 +124,28 @@ static void wr_start(struct ibv_qp_ex *qpx)
 
 static void rewind_batch(struct rxe_qp *qp)
 {
-	qp->sq.prod = qp->batch->start_prod;
-	qp->ssn = qp->batch->start_ssn;
-	qp->batch->open = 0;
+	qp->sq.prod = qp->batch.start_prod;
+	qp->ssn = qp->batch.start_ssn;
+	qp->batch.wqe = NULL;
 }
 
 static int wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
-	struct rxe_wr_batch *b = qp->batch;
-	int ret;
+	struct rxe_wr_batch *b = &qp->batch;
+	int ret, posted = 0;
 
-	flush_open(qp);
+	close_wqe(qp);
 	ret = b->err;
-	if (ret)
+	if (ret) {
 		rewind_batch(qp);
-	else if (qp->sq.prod != b->start_prod)
+	} else if (qp->sq.prod != b->start_prod) {
+		rxe_sq_publish(qp);
+		posted = 1;
+	}
+	rxe_unlock(&qp->sq.lock);
+	if (posted)
 		ret = rxe_sq_ring(qp);
-	pthread_spin_unlock(&qp->sq.lock);
 	return ret;
 }
 
@@ -128,153 +154,222 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
 
 	rewind_batch(qp);
-	pthread_spin_unlock(&qp->sq.lock);
+	rxe_unlock(&qp->sq.lock);
 }
 
 /* ---- opcodes ------------------------------------------------------------ */
 
 static void wr_send(struct ibv_qp_ex *qpx)
 {
-	open_wr(qpx, IBV_WR_SEND);
+	open_wqe(qpx, IBV_WR_SEND);
 }
 
 static void wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
 {
-	open_wr(qpx, IBV_WR_SEND_WITH_IMM)->imm_data = imm_data;
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_SEND_WITH_IMM);
+
+	if (wqe)
+		wqe->wr.ex.imm_data = imm_data;
 }
 
 static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
-	open_wr(qpx, IBV_WR_SEND_WITH_INV)->invalidate_rkey = invalidate_rkey;
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (wqe)
+		wqe->wr.ex.invalidate_rkey = invalidate_rkey;
+}
+
+static void set_rdma(struct rxe_send_wqe *wqe, uint32_t rkey,
+		     uint64_t remote_addr)
+{
+	wqe->wr.wr.rdma.remote_addr = remote_addr;
+	wqe->wr.wr.rdma.rkey = rkey;
+	wqe->iova = remote_addr;
 }
 
 static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 			  uint64_t remote_addr)
 {
-	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_RDMA_WRITE);
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_RDMA_WRITE);
 
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
+	if (wqe)
+		set_rdma(wqe, rkey, remote_addr);
 }
 
 static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
 			      uint64_t remote_addr, __be32 imm_data)
 {
-	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_RDMA_WRITE_WITH_IMM);
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_RDMA_WRITE_WITH_IMM);
 
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
-	wr->imm_data = imm_data;
+	if (wqe) {
+		set_rdma(wqe, rkey, remote_addr);
+		wqe->wr.ex.imm_data = imm_data;
+	}
 }
 
 static void wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
 			 uint64_t remote_addr)
 {
-	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_RDMA_READ);
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_RDMA_READ);
 
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
+	if (wqe)
+		set_rdma(wqe, rkey, remote_addr);
+}
+
+static void set_atomic(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
+		       uint64_t remote_addr, uint64_t compare_add,
+		       uint64_t swap)
+{
+	struct rxe_send_wqe *wqe = open_wqe(qpx, opcode);
+
+	if (!wqe)
+		return;
+	if (remote_addr & 7) {
+		sv_err("QP %#x: atomics need an 8-byte aligned remote address",
+		       qpx->qp_base.qp_num);
+		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+		return;
+	}
+	wqe->wr.wr.atomic.remote_addr = remote_addr;
+	wqe->wr.wr.atomic.compare_add = compare_add;
+	wqe->wr.wr.atomic.swap = swap;
+	wqe->wr.wr.atomic.rkey = rkey;
+	wqe->iova = remote_addr;
 }
 
 static void wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
 			      uint64_t remote_addr, uint64_t compare,
 			      uint64_t swap)
 {
-	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_ATOMIC_CMP_AND_SWP);
-
-	wr->wr.atomic.rkey = rkey;
-	wr->wr.atomic.remote_addr = remote_addr;
-	wr->wr.atomic.compare_add = compare;
-	wr->wr.atomic.swap = swap;
+	set_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare,
+		   swap);
 }
 
 static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 				uint64_t remote_addr, uint64_t add)
 {
-	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD);
-
-	wr->wr.atomic.rkey = rkey;
-	wr->wr.atomic.remote_addr = remote_addr;
-	wr->wr.atomic.compare_add = add;
+	set_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
 static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
-	open_wr(qpx, IBV_WR_LOCAL_INV)->invalidate_rkey = invalidate_rkey;
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->wr.ex.invalidate_rkey = invalidate_rkey;
 }
 
 static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
-		       const struct ibv_mw_bind_info *bind_info)
+		       const struct ibv_mw_bind_info *bi)
 {
-	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_BIND_MW);
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_BIND_MW);
 
-	wr->bind_mw.mw = mw;
-	wr->bind_mw.rkey = rkey;
-	wr->bind_mw.bind_info = *bind_info;
+	if (!wqe)
+		return;
+	if (!mw || (bi->length && !bi->mr) || mw->type != IBV_MW_TYPE_2) {
+		sv_err("QP %#x: BIND_MW binds a type 2 MW, with an MR for a non-empty range",
+		       qpx->qp_base.qp_num);
+		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+		return;
+	}
+	wqe->wr.wr.mw.addr = bi->addr;
+	wqe->wr.wr.mw.length = bi->length;
+	wqe->wr.wr.mw.mr_lkey = bi->mr ? bi->mr->lkey : 0;
+	wqe->wr.wr.mw.mw_rkey = mw->rkey;
+	wqe->wr.wr.mw.rkey = rkey;
+	wqe->wr.wr.mw.access = bi->mw_access_flags;
 }
 
 /* ---- setters ------------------------------------------------------------ */
 
+static void set_len(struct rxe_send_wqe *wqe, uint32_t len, uint32_t nsge)
+{
+	wqe->dma.length = len;
+	wqe->dma.resid = len;
+	wqe->dma.num_sge = nsge;
+}
+
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		       uint32_t length)
 {
-	struct ibv_send_wr *wr = open_for_set(qpx);
+	struct rxe_send_wqe *wqe = open_for_set(qpx);
 
-	if (!wr)
+	if (!wqe)
 		return;
-	wr->sg_list[0] = (struct ibv_sge){ addr, length, lkey };
-	wr->num_sge = 1;
-	wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
+	if (!qpx_to_rxe(qpx)->sq.max_sge) {
+		sv_err("QP %#x: the send queue takes no SGEs",
+		       qpx->qp_base.qp_num);
+		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+		return;
+	}
+	wqe->dma.sge[0] = (struct rxe_sge){ .addr = addr, .length = length,
+					    .lkey = lkey };
+	set_len(wqe, length, 1);
+	wqe->wr.send_flags &= ~(uint32_t)IBV_SEND_INLINE;
 }
 
 static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 			    const struct ibv_sge *sg_list)
 {
-	struct rxe_wr_batch *b = qpx_to_rxe(qpx)->batch;
-	struct ibv_send_wr *wr = open_for_set(qpx);
+	struct rxe_qp *qp = qpx_to_rxe(qpx);
+	struct rxe_send_wqe *wqe = open_for_set(qpx);
+	uint64_t len = 0;
 
-	if (!wr)
+	if (!wqe)
 		return;
-	if (num_sge > b->max_sge) {
+	if (num_sge > qp->sq.max_sge) {
 		sv_err("QP %#x: %zu SGEs, the send queue takes %u",
-		       qpx->qp_base.qp_num, num_sge, b->max_sge);
-		fail(b, EINVAL);
+		       qpx->qp_base.qp_num, num_sge, qp->sq.max_sge);
+		fail(&qp->batch, EINVAL);
 		return;
 	}
-	if (num_sge)
-		memcpy(wr->sg_list, sg_list, num_sge * sizeof(*sg_list));
-	wr->num_sge = (int)num_sge;
-	wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
+	for (size_t i = 0; i < num_sge; i++) {
+		memcpy(&wqe->dma.sge[i], &sg_list[i], sizeof(struct rxe_sge));
+		len += sg_list[i].length;
+	}
+	if (len > UINT32_MAX) {
+		sv_err("QP %#x: a WR of %llu bytes is longer than 2^32-1",
+		       qpx->qp_base.qp_num, (unsigned long long)len);
+		fail(&qp->batch, EINVAL);
+		return;
+	}
+	set_len(wqe, (uint32_t)len, (uint32_t)num_sge);
+	wqe->wr.send_flags &= ~(uint32_t)IBV_SEND_INLINE;
 }
 
 static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 				    const struct ibv_data_buf *buf_list)
 {
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
-	struct rxe_wr_batch *b = qp->batch;
-	struct ibv_send_wr *wr = open_for_set(qpx);
+	struct rxe_send_wqe *wqe = open_for_set(qpx);
+	uint8_t *dst;
 	size_t len = 0;
 
-	if (!wr)
+	if (!wqe)
 		return;
+	if (!(RXE_INLINE_OPS & (1u << wqe->wr.opcode))) {
+		sv_err("QP %#x: inline data with opcode %u",
+		       qpx->qp_base.qp_num, wqe->wr.opcode);
+		fail(&qp->batch, EINVAL);
+		return;
+	}
 	for (size_t i = 0; i < num_buf; i++)
 		len += buf_list[i].length;
 	if (len > qp->sq.max_inline) {
 		sv_err("QP %#x: %zu inline bytes, max_inline_data is %u",
 		       qpx->qp_base.qp_num, len, qp->sq.max_inline);
-		fail(b, EINVAL);
+		fail(&qp->batch, EINVAL);
 		return;
 	}
-	len = 0;
+	/* copied now: callers may reuse their buffers at once */
+	dst = wqe->dma.inline_data;
 	for (size_t i = 0; i < num_buf; i++) {
-		memcpy(b->inline_buf + len, buf_list[i].addr,
-		       buf_list[i].length);
-		len += buf_list[i].length;
+		memcpy(dst, buf_list[i].addr, buf_list[i].length);
+		dst += buf_list[i].length;
 	}
-	wr->sg_list[0] = (struct ibv_sge){ (uintptr_t)b->inline_buf,
-					   (uint32_t)len, 0 };
-	wr->num_sge = len ? 1 : 0;
-	wr->send_flags |= IBV_SEND_INLINE;
+	set_len(wqe, (uint32_t)len, 0);
+	wqe->wr.send_flags |= IBV_SEND_INLINE;
 }
 
 static void wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
@@ -288,13 +383,20 @@ static void wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 			   uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	struct ibv_send_wr *wr = open_for_set(qpx);
+	struct rxe_send_wqe *wqe = open_for_set(qpx);
 
-	if (!wr)
+	if (!wqe)
 		return;
-	wr->wr.ud.ah = ah;
-	wr->wr.ud.remote_qpn = remote_qpn;
-	wr->wr.ud.remote_qkey = remote_qkey;
+	if (!ah) {
+		sv_err("QP %#x: ibv_wr_set_ud_addr with no address handle",
+		       qpx->qp_base.qp_num);
+		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+		return;
+	}
+	wqe->wr.wr.ud.remote_qpn = remote_qpn;
+	wqe->wr.wr.ud.remote_qkey = remote_qkey;
+	wqe->wr.wr.ud.pkey_index = 0;
+	wqe->wr.wr.ud.ah_num = to_rxe_ah(ah)->ah_num;
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -323,24 +425,9 @@ uint64_t rxe_qp_ex_ops(enum ibv_qp_type type)
 	}
 }
 
-int rxe_qp_ex_init(struct rxe_qp *qp)
+void rxe_qp_ex_init(struct rxe_qp *qp)
 {
 	struct ibv_qp_ex *qpx = &qp->core.qp_ex;
-	struct rxe_wr_batch *b;
-
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return ENOMEM;
-	b->max_sge = qp->sq.max_sge ? qp->sq.max_sge : 1;
-	b->sge = calloc(b->max_sge, sizeof(*b->sge));
-	b->inline_buf = malloc(qp->sq.max_inline ? qp->sq.max_inline : 1);
-	if (!b->sge || !b->inline_buf) {
-		free(b->sge);
-		free(b->inline_buf);
-		free(b);
-		return ENOMEM;
-	}
-	qp->batch = b;
 
 	qpx->wr_start = wr_start;
 	qpx->wr_complete = wr_complete;
@@ -361,15 +448,4 @@ int rxe_qp_ex_init(struct rxe_qp *qp)
 	qpx->wr_set_inline_data_list = wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = wr_set_ud_addr;
 	qp->core.comp_mask |= SV_QP_EX;
-	return 0;
-}
-
-void rxe_qp_ex_fini(struct rxe_qp *qp)
-{
-	if (!qp->batch)
-		return;
-	free(qp->batch->sge);
-	free(qp->batch->inline_buf);
-	free(qp->batch);
-	qp->batch = NULL;
 }

@@ -392,7 +392,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		if (posted < qp->sq.num)
 			idle = !elem_busy(&sq_elem(&qp->sq, start - 1)->flags);
 		if (idle) {
-			int db = -sv_cmd_post_send_doorbell(ibqp);
+			int db = sv_cmd_post_send_doorbell(ibqp);
 
 			if (db) {
 				sv_err("QP %#x: send doorbell failed: %s (not connected?)",

@@ -90,8 +90,12 @@ static void make_qp(struct rxe_qp *qp, struct fake_q *f, enum ibv_qp_type t)
 	fake_q_make(f, 9, 8);
 	qp->core.qp.qp_type = t;
 	qp->core.qp.state = IBV_QPS_RTS;
+	qp->ops_ok = rxe_sq_ops(t);
 	ck_assert_int_eq(rxe_wq_init(&qp->sq, f->fd, &f->mi,
 				     sizeof(struct rxe_send_wqe), 4, 128), 0);
+	/* slots hold what earlier WQEs left: posting must reset the
+	 * kernel's state words itself */
+	memset(rxe_queue_elem(&qp->sq.q, 0), 0xa5, 8u << 9);
 }
 
 START_TEST(test_send_wqe_layout)
@@ -134,6 +138,11 @@ START_TEST(test_send_wqe_layout)
 	ck_assert_uint_eq(w->dma.sge[1].length, 200);
 	ck_assert_uint_eq(w->dma.sge[1].lkey, 0x22);
 	ck_assert_uint_eq(w->ssn, 0);
+	ck_assert_uint_eq(w->status, 0);
+	ck_assert_uint_eq(w->state, 0);
+	ck_assert_uint_eq(w->has_rd_atomic, 0);
+	ck_assert_uint_eq(w->dma.cur_sge, 0);
+	ck_assert_uint_eq(w->dma.sge_offset, 0);
 
 	/* inline: the bytes themselves */
 	for (int i = 0; i < 100; i++)
@@ -279,7 +288,7 @@ START_TEST(test_cq_poll)
 	memset(&cq, 0, sizeof(cq));
 	fake_q_make(&f, 6, 4);
 	ck_assert_int_eq(rxe_queue_map(&cq.q, f.fd, &f.mi), 0);
-	pthread_spin_init(&cq.lock, PTHREAD_PROCESS_PRIVATE);
+	rxe_lock_init(&cq.lock);
 	ck_assert_int_eq(rxe_poll_cq(&cq.core.cq, 4, wc), 0);
 
 	/* the kernel writes three entries, wrapping past slot 3 */

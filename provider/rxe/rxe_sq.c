@@ -1,0 +1,255 @@
+/* rxe send queues: ibv_post_send writes each WR as a struct rxe_send_wqe
+ * straight into the kernel's ring (only the fields the kernel reads for
+ * the opcode), publishes the producer index and rings the doorbell (an
+ * empty legacy POST_SEND) after dropping the queue's lock. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "rxe_dp.h"
+
+_Static_assert(sizeof(struct rxe_sge) == sizeof(struct ibv_sge) &&
+		       offsetof(struct rxe_sge, length) ==
+			       offsetof(struct ibv_sge, length) &&
+		       offsetof(struct rxe_sge, lkey) ==
+			       offsetof(struct ibv_sge, lkey),
+	       "rxe_sge and ibv_sge describe the same 16 bytes");
+/* The kernel numbers send opcodes as verbs.h does: no translation. */
+_Static_assert((int)IB_UVERBS_WR_RDMA_WRITE == (int)IBV_WR_RDMA_WRITE &&
+		       (int)IB_UVERBS_WR_RDMA_WRITE_WITH_IMM == (int)IBV_WR_RDMA_WRITE_WITH_IMM &&
+		       (int)IB_UVERBS_WR_SEND == (int)IBV_WR_SEND &&
+		       (int)IB_UVERBS_WR_SEND_WITH_IMM == (int)IBV_WR_SEND_WITH_IMM &&
+		       (int)IB_UVERBS_WR_RDMA_READ == (int)IBV_WR_RDMA_READ &&
+		       (int)IB_UVERBS_WR_ATOMIC_CMP_AND_SWP == (int)IBV_WR_ATOMIC_CMP_AND_SWP &&
+		       (int)IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD == (int)IBV_WR_ATOMIC_FETCH_AND_ADD &&
+		       (int)IB_UVERBS_WR_LOCAL_INV == (int)IBV_WR_LOCAL_INV &&
+		       (int)IB_UVERBS_WR_BIND_MW == (int)IBV_WR_BIND_MW &&
+		       (int)IB_UVERBS_WR_SEND_WITH_INV == (int)IBV_WR_SEND_WITH_INV,
+	       "kernel and verbs send opcodes agree");
+
+#define OP(x) (1u << IBV_WR_##x)
+
+/* Which opcodes each QP type may post (IBTA ch. 10 and what rdma_rxe
+ * executes). */
+uint32_t rxe_sq_ops(enum ibv_qp_type type)
+{
+	const uint32_t ud = OP(SEND) | OP(SEND_WITH_IMM);
+	const uint32_t uc = ud | OP(RDMA_WRITE) | OP(RDMA_WRITE_WITH_IMM) |
+			    OP(BIND_MW) | OP(SEND_WITH_INV);
+
+	switch (type) {
+	case IBV_QPT_RC:
+		return uc | OP(RDMA_READ) | OP(ATOMIC_CMP_AND_SWP) |
+		       OP(ATOMIC_FETCH_AND_ADD) | OP(LOCAL_INV);
+	case IBV_QPT_UC:
+		return uc;
+	case IBV_QPT_UD:
+		return ud;
+	default:
+		return 0;
+	}
+}
+
+/* The opcode's part of the WQE: everything but the data. 0 or EINVAL. */
+static inline __attribute__((always_inline)) int fill_op(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+		   const struct ibv_send_wr *wr)
+{
+	struct rxe_send_wr *kwr = &wqe->wr;
+
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		kwr->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		kwr->wr.rdma.rkey = wr->wr.rdma.rkey;
+		wqe->iova = wr->wr.rdma.remote_addr;
+		return 0;
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		if (qp->core.qp.qp_type != IBV_QPT_UD)
+			return 0;
+		if (!wr->wr.ud.ah) {
+			sv_err("QP %#x: a UD send needs an address handle",
+			       qp->core.qp.qp_num);
+			return EINVAL;
+		}
+		kwr->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		kwr->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		kwr->wr.ud.pkey_index = 0;
+		kwr->wr.ud.ah_num = to_rxe_ah(wr->wr.ud.ah)->ah_num;
+		return 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		/* the target is one aligned 64-bit word (the 8 local bytes
+		 * are checked with the SGEs) */
+		if (wr->wr.atomic.remote_addr & 7) {
+			sv_err("QP %#x: atomics need an 8-byte aligned remote address",
+			       qp->core.qp.qp_num);
+			return EINVAL;
+		}
+		kwr->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		kwr->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		kwr->wr.atomic.swap = wr->wr.atomic.swap;
+		kwr->wr.atomic.rkey = wr->wr.atomic.rkey;
+		wqe->iova = wr->wr.atomic.remote_addr;
+		return 0;
+	case IBV_WR_BIND_MW: {
+		const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+
+		if (!wr->bind_mw.mw || (bi->length && !bi->mr)) {
+			sv_err("QP %#x: BIND_MW needs a MW, and an MR for a non-empty range",
+			       qp->core.qp.qp_num);
+			return EINVAL;
+		}
+		if (wr->bind_mw.mw->type != IBV_MW_TYPE_2) {
+			sv_err("QP %#x: IBV_WR_BIND_MW binds type 2 windows; type 1 uses ibv_bind_mw",
+			       qp->core.qp.qp_num);
+			return EINVAL;
+		}
+		kwr->wr.mw.addr = bi->addr;
+		kwr->wr.mw.length = bi->length;
+		kwr->wr.mw.mr_lkey = bi->mr ? bi->mr->lkey : 0;
+		kwr->wr.mw.mw_rkey = wr->bind_mw.mw->rkey;
+		kwr->wr.mw.rkey = wr->bind_mw.rkey;
+		kwr->wr.mw.access = bi->mw_access_flags;
+		return 0;
+	}
+	default: /* LOCAL_INV, SEND_WITH_INV: the key is in ex */
+		return 0;
+	}
+}
+
+/* The data: SGEs, or their bytes when inline. 0 or EINVAL. */
+static inline __attribute__((always_inline)) int fill_data(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+		     const struct ibv_send_wr *wr)
+{
+	const int nsge = wr->num_sge;
+	uint64_t len = 0;
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		uint8_t *dst = wqe->dma.inline_data;
+
+		if (!(RXE_INLINE_OPS & (1u << wr->opcode))) {
+			sv_err("QP %#x: IBV_SEND_INLINE with opcode %d",
+			       qp->core.qp.qp_num, (int)wr->opcode);
+			return EINVAL;
+		}
+		for (int i = 0; i < nsge; i++)
+			len += wr->sg_list[i].length;
+		if (len > qp->sq.max_inline) {
+			sv_err("QP %#x: %llu inline bytes, max_inline_data is %u",
+			       qp->core.qp.qp_num, (unsigned long long)len,
+			       qp->sq.max_inline);
+			return EINVAL;
+		}
+		for (int i = 0; i < nsge; i++) {
+			memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			dst += wr->sg_list[i].length;
+		}
+	} else {
+		for (int i = 0; i < nsge; i++) {
+			memcpy(&wqe->dma.sge[i], &wr->sg_list[i],
+			       sizeof(struct rxe_sge));
+			len += wr->sg_list[i].length;
+		}
+		if (len > UINT32_MAX) {
+			sv_err("QP %#x: a WR of %llu bytes is longer than 2^32-1",
+			       qp->core.qp.qp_num, (unsigned long long)len);
+			return EINVAL;
+		}
+	}
+	if (len < 8 && (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)) {
+		sv_err("QP %#x: atomics need 8 local bytes", qp->core.qp.qp_num);
+		return EINVAL;
+	}
+	wqe->dma.length = (uint32_t)len;
+	wqe->dma.resid = (uint32_t)len;
+	wqe->dma.num_sge = (uint32_t)nsge;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+post_one(struct rxe_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct rxe_send_wqe *wqe;
+	int ret;
+
+	if ((unsigned int)wr->opcode >= 32 ||
+	    !(qp->ops_ok & (1u << wr->opcode))) {
+		sv_err("QP %#x: opcode %d is not valid on this QP type (%d)",
+		       qp->core.qp.qp_num, (int)wr->opcode,
+		       (int)qp->core.qp.qp_type);
+		return EINVAL;
+	}
+	if ((uint32_t)wr->num_sge > qp->sq.max_sge ||
+	    (wr->num_sge && !wr->sg_list)) {
+		sv_err("QP %#x: %d SGEs (sg_list %p), the send queue takes %u",
+		       qp->core.qp.qp_num, wr->num_sge, (void *)wr->sg_list,
+		       qp->sq.max_sge);
+		return EINVAL;
+	}
+	wqe = rxe_sq_reserve(qp);
+	if (!wqe) {
+		sv_dbg("QP %#x: send queue full", qp->core.qp.qp_num);
+		return ENOMEM;
+	}
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	/* one word: immediate data (network order) or the rkey to
+	 * invalidate, as in ibv_send_wr */
+	wqe->wr.ex.imm_data = wr->imm_data;
+	ret = fill_op(qp, wqe, wr);
+	if (!ret)
+		ret = fill_data(qp, wqe, wr);
+	if (!ret)
+		rxe_sq_commit(qp, wqe);
+	return ret;
+}
+
+int rxe_sq_post_wr(struct rxe_qp *qp, const struct ibv_send_wr *wr)
+{
+	return post_one(qp, wr);
+}
+
+int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct rxe_qp *qp = to_rxe_qp(ibqp);
+	uint32_t start;
+	int posted, ret = 0;
+
+	if (!rxe_sq_accepts(ibqp->state)) {
+		sv_err("QP %#x: cannot post sends in state %d (needs RTS)",
+		       ibqp->qp_num, (int)ibqp->state);
+		if (bad_wr)
+			*bad_wr = wr;
+		return EINVAL;
+	}
+
+	rxe_lock(&qp->sq.lock);
+	start = qp->sq.prod;
+	for (; wr; wr = wr->next) {
+		ret = post_one(qp, wr);
+		if (ret)
+			break;
+	}
+	posted = qp->sq.prod != start;
+	if (posted)
+		rxe_sq_publish(qp);
+	rxe_unlock(&qp->sq.lock);
+	if (bad_wr)
+		*bad_wr = wr; /* NULL when all were posted */
+	if (posted) {
+		int db = rxe_sq_ring(qp);
+
+		/* the WQEs are in the ring already and will run; report
+		 * the doorbell only when nothing else went wrong */
+		if (db && !ret)
+			ret = db;
+	}
+	return ret;
+}
