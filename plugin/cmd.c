@@ -440,31 +440,6 @@ int sv_cmd_destroy_qp(struct ibv_qp *qp)
 	return ibv_cmd_destroy_qp(qp);
 }
 
-int sv_cmd_post_send_doorbell(struct ibv_qp *qp)
-{
-	/* the legacy POST_SEND with no work requests, written straight to
-	 * the uverbs file as rdma-core's own librxe does: a uAPI command,
-	 * nothing of rdma-core's is needed for it */
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} req;
-	struct ib_uverbs_post_send_resp resp = { 0 };
-
-	memset(&req, 0, sizeof(req));
-	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.qp_handle = qp->handle;
-	/* the kernel rejects a wqe_size under one ib_uverbs_send_wr even
-	 * with no WRs */
-	req.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->context->cmd_fd, &req, sizeof(req)) != (ssize_t)sizeof(req))
-		return errno ? errno : EIO;
-	return 0;
-}
-
 /* ---- AH, multicast ------------------------------------------------------------------ */
 
 int sv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
