@@ -296,7 +296,7 @@ prog_case() {
 
 devinfo_case
 bindir=${top_builddir:-$libdir/../..}/tests/integration
-for p in test_plugin_rxe_ops test_plugin_rxe_errors test_plugin_siw; do
+for p in test_plugin_rxe_ops test_plugin_rxe_errors test_plugin_rxe_mw test_plugin_siw; do
     [ -x "$bindir/$p" ] || skip "$bindir/$p is not built (make check)"
 done
 # rdma-core's fork-safety pattern with our provider: ibv_fork_init,
@@ -326,6 +326,9 @@ fork_case() {
 # CQ overflow, SRQ limit, resize) -- our rxe provider, rdma-core's core
 prog_case "rxe data path (test_rxe_ops) on the plug-in" "$bindir/test_plugin_rxe_ops"
 prog_case "rxe error paths (test_rxe_errors) on the plug-in" "$bindir/test_plugin_rxe_errors"
+# memory windows, LOCAL_INV and SEND_WITH_INV (the receiver's completion
+# carries IBV_WC_WITH_INV, which rdma-core's librxe does not report)
+prog_case "rxe memory windows and SEND_WITH_INV (test_rxe_mw) on the plug-in" "$bindir/test_plugin_rxe_mw"
 fork_case
 # the plug-in on both ends where only our provider is tested, mixed with
 # rdma-core's librxe for the rest (the wire formats must agree)
