@@ -13,6 +13,9 @@
 #     initramfs-<kver>-<hash>.cpio.gz
 #     siw/<kver>/siw.ko              built by tests/vm/build-siw
 #     siw/<kver>/build/              its out-of-tree build folder
+#     pvrdma/<kver>/vmw_pvrdma.ko    built by tests/vm/build-pvrdma (tests/vm/nested)
+#     pvrdma/inner-*.cpio.gz         the nested inner guest's initramfs
+#     pvrdma/vmlinux-<kver>.img      its kernel, padded: a virtio disk of the outer VM
 #
 # The guest reads root/lib/modules and siw.ko through the host root (9p), so
 # the cache must not live under /tmp, /run or /var/tmp (tmpfs in the guest).
@@ -153,3 +156,6 @@ vm_vmlinux() {
 
 # Where siw.ko for VM_KVER is (built by tests/vm/build-siw).
 vm_siw_ko() { echo "$VM_CACHE/siw/$VM_KVER/siw.ko"; }
+
+# Where vmw_pvrdma.ko for VM_KVER is (built by tests/vm/build-pvrdma).
+vm_pvrdma_ko() { echo "$VM_CACHE/pvrdma/$VM_KVER/vmw_pvrdma.ko"; }
