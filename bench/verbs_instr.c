@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bench/verbs_instr: user-space instructions per hot verb, measured with
  * callgrind client requests around each call (bench/verbs-instr runs it on
  * softverbs and on rdma-core in one VM boot and prints the table).

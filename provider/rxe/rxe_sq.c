@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rxe send queues: ibv_post_send writes each WR as a struct rxe_send_wqe
  * straight into the kernel's ring (only the fields the kernel reads for
  * the opcode), publishes the producer index and rings the doorbell (an

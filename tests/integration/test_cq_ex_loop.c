@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The documented ibv_create_cq_ex polling loop on rxe0 loses no
  * completion: ibv_start_poll, ibv_next_poll until ENOENT, ibv_end_poll,
  * over 10,000 signaled RDMA writes, each completion seen once and in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* pvrdma-fork: fork safety on a PCI HCA (QEMU's pvrdma in the nested test
  * VM, tests/vm/check-nested), with send/recv traffic to a peer on another
  * device (RDMA READ/WRITE do not work on QEMU's pvrdma: kmod-notes/pvrdma.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* pvrdma-mux: a stand-in for QEMU's contrib/rdmacm-mux, which Debian does not
  * ship. QEMU's -device pvrdma needs a mad-chardev; on every GID the guest
  * adds or removes, it writes one request to it and blocks its vCPU (holding
