@@ -15,7 +15,6 @@
 #     siw/<kver>/build/              its out-of-tree build folder
 #     pvrdma/<kver>/vmw_pvrdma.ko    built by tests/vm/build-pvrdma (tests/vm/nested)
 #     pvrdma/inner-*.cpio.gz         the nested inner guest's initramfs
-#     pvrdma/vmlinux-<kver>.img      its kernel, padded: a virtio disk of the outer VM
 #
 # The guest reads root/lib/modules and siw.ko through the host root (9p), so
 # the cache must not live under /tmp, /run or /var/tmp (tmpfs in the guest).
