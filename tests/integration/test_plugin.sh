@@ -332,7 +332,8 @@ prog_case "rxe memory windows and SEND_WITH_INV (test_rxe_mw) on the plug-in" "$
 fork_case
 # the plug-in on both ends where only our provider is tested, mixed with
 # rdma-core's librxe for the rest (the wire formats must agree)
-for c in "ibv_rc_pingpong -e" "ibv_rc_pingpong -N -c" "ibv_uc_pingpong"; do
+for c in "ibv_rc_pingpong -e" "ibv_rc_pingpong -N -c" "ibv_uc_pingpong" "ibv_ud_pingpong" \
+    "ibv_srq_pingpong"; do
     # shellcheck disable=SC2086
     pp_case pl pl $c
 done
