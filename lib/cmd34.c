@@ -321,16 +321,7 @@ SV_EXPORT int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 			   resp, resp_size, sizeof(struct ib_uverbs_create_qp_resp));
 	if (ret)
 		return ret;
-	memset(&ex, 0, sizeof(ex));
-	ex.qp_context = attr->qp_context;
-	ex.send_cq = attr->send_cq;
-	ex.recv_cq = attr->recv_cq;
-	ex.srq = attr->srq;
-	ex.cap = attr->cap;
-	ex.qp_type = attr->qp_type;
-	ex.sq_sig_all = attr->sq_sig_all;
-	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-	ex.pd = pd;
+	ex = sv_qp_init_attr_ex(pd, attr);
 	/* a bare ibv_qp: nothing may be written behind it */
 	ret = sv_cmd_create_qp_base(pd->context, qp, &ex, &u, 0);
 	if (ret)

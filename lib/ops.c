@@ -296,17 +296,7 @@ static int generic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 static struct ibv_qp *generic_create_qp(struct ibv_pd *pd,
 					struct ibv_qp_init_attr *attr)
 {
-	struct ibv_qp_init_attr_ex ex = {
-		.qp_context = attr->qp_context,
-		.send_cq = attr->send_cq,
-		.recv_cq = attr->recv_cq,
-		.srq = attr->srq,
-		.cap = attr->cap,
-		.qp_type = attr->qp_type,
-		.sq_sig_all = attr->sq_sig_all,
-		.comp_mask = IBV_QP_INIT_ATTR_PD,
-		.pd = pd,
-	};
+	struct ibv_qp_init_attr_ex ex = sv_qp_init_attr_ex(pd, attr);
 	struct ibv_qp *qp = sv_priv(pd->context)->ops.create_qp_ex(pd->context, &ex);
 
 	if (qp)

@@ -463,4 +463,22 @@ int sv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 int sv_query_gid_entry(struct ibv_context *ctx, uint32_t port_num,
 		       uint32_t index, struct ibv_gid_entry *entry);
 
+/* ibv_create_qp's attributes as the ex ones with just a PD (the
+ * conversion every create_qp built on create_qp_ex makes). */
+static inline struct ibv_qp_init_attr_ex
+sv_qp_init_attr_ex(struct ibv_pd *pd, const struct ibv_qp_init_attr *attr)
+{
+	return (struct ibv_qp_init_attr_ex){
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+}
+
 #endif

@@ -130,16 +130,7 @@ static struct ibv_qp *plug_create_qp(struct ibv_pd *pd,
 		errno = EINVAL;
 		return NULL;
 	}
-	memset(&ex, 0, sizeof(ex));
-	ex.qp_context = attr->qp_context;
-	ex.send_cq = attr->send_cq;
-	ex.recv_cq = attr->recv_cq;
-	ex.srq = attr->srq;
-	ex.cap = attr->cap;
-	ex.qp_type = attr->qp_type;
-	ex.sq_sig_all = attr->sq_sig_all;
-	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-	ex.pd = pd;
+	ex = sv_qp_init_attr_ex(pd, attr);
 	qp = sv_plugin_provider.ops->create_qp_ex(pd->context, &ex);
 	if (qp)
 		attr->cap = ex.cap;

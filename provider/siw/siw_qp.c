@@ -112,17 +112,7 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 
 struct ibv_qp *siw_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
-	struct ibv_qp_init_attr_ex ex = {
-		.qp_context = attr->qp_context,
-		.send_cq = attr->send_cq,
-		.recv_cq = attr->recv_cq,
-		.srq = attr->srq,
-		.cap = attr->cap,
-		.qp_type = attr->qp_type,
-		.sq_sig_all = attr->sq_sig_all,
-		.comp_mask = IBV_QP_INIT_ATTR_PD,
-		.pd = pd,
-	};
+	struct ibv_qp_init_attr_ex ex = sv_qp_init_attr_ex(pd, attr);
 	struct siw_uresp_create_qp resp;
 	struct sv_udata udata = { .resp = &resp, .resp_len = sizeof(resp) };
 	int cmd_fd = pd->context->cmd_fd;
