@@ -23,6 +23,18 @@
  *   fork safety off  everything, as it was at fork() (the kernel copies
  *                    DMA-pinned pages into the child, or shares them).
  *
+ * Across machines (--listen / --remote HOST): the traffic comes from a
+ * peer on another host instead of a loopback QP. The forking side runs
+ * `fork-torture --listen`; the peer runs `fork-torture --remote HOST`,
+ * which connects an RC QP to it (the addresses over TCP) and, each round,
+ * RDMA WRITEs new bytes into the forking side's DST and RDMA READs its RD,
+ * which the forking parent refills before every round -- after the forks
+ * of the rounds before, so a page the fork left to the child would show.
+ * The forking side forks while the peer's operations are in flight and
+ * checks that every byte written reached the parent; the peer checks that
+ * every READ returned the parent's current bytes. The ways, fork safety
+ * modes and shapes are those of the loopback runs (one traffic thread).
+ *
  * Memory shapes (--shape): plain (page-aligned MR), overlap (two MRs
  * sharing pages, one re-registered every round), subpage (MRs of a few
  * bytes inside pages that also hold unregistered data), huge (MRs inside
@@ -44,6 +56,10 @@
  *   -c, --cmd CMD        command for the system way ("true")
  *   -d, --device NAME    device (env RXE_DEV, else the first one)
  *   -g, --gid INDEX      GID index (env RXE_GID, else 1)
+ *   -L, --listen         fork here; the traffic comes from a --remote peer
+ *   -R, --remote HOST    be the traffic peer of `fork-torture --listen` on
+ *                        HOST (waits up to 60 s for it to listen)
+ *   -p, --port PORT      TCP port of the address exchange (18600)
  * Exit: 0 nothing corrupted and every child saw what it should; 1 some
  * data corrupted or a child saw the wrong thing; 2 bad usage or setup
  * failure; 77 cannot run here (no device, no huge pages).
@@ -54,6 +70,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <netdb.h>
 #include <infiniband/verbs.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -66,6 +83,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,9 +115,10 @@ static struct {
 	size_t size;
 	unsigned int rounds, seconds, threads;
 	size_t big;
-	const char *cmd, *dev, *safe;
-	int gid;
-} opt = { .rounds = 20, .threads = 2, .big = 1ul << 30, .cmd = "true", .safe = "off" };
+	const char *cmd, *dev, *safe, *remote, *port;
+	int gid, listen;
+} opt = { .rounds = 20, .threads = 2, .big = 1ul << 30, .cmd = "true", .safe = "off",
+	  .port = "18600" };
 
 static int fork_safe; /* what the children must see: 1 = registered pages hidden */
 
@@ -334,15 +353,19 @@ static void area_check_untouched(struct area *a, int pair, unsigned int round)
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static union ibv_gid gid;
+static enum ibv_mtu active_mtu;
 
 struct pair {
 	int id;
+	int sock;             /* --listen: the control connection to the peer, */
+	FILE *in;             /* and its reading end (NULL: loopback) */
 	struct ibv_cq *cq[2];
 	struct ibv_qp *qp[2]; /* qp[0] sends WRITE, SEND, READ to qp[1] */
 	uint8_t *src;         /* registered source of WRITE and SEND */
 	struct ibv_mr *src_mr;
 	struct area area;
 	uint32_t seed;
+	uint32_t rd_seed;     /* --listen: what RD holds for the peer's READ */
 	unsigned long ops;    /* operations verified */
 };
 
@@ -363,6 +386,15 @@ static void open_device(void)
 	pd = ibv_alloc_pd(ctx);
 	if (!pd || ibv_query_gid(ctx, 1, opt.gid, &gid))
 		die(2, "ibv_alloc_pd / ibv_query_gid(index %d) failed", opt.gid);
+	/* loopback as always at 1024; across a link what the port has */
+	active_mtu = IBV_MTU_1024;
+	if (opt.listen || opt.remote) {
+		struct ibv_port_attr pa;
+
+		if (ibv_query_port(ctx, 1, &pa))
+			die(2, "ibv_query_port failed");
+		active_mtu = pa.active_mtu;
+	}
 }
 
 static void qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char *what)
@@ -373,7 +405,7 @@ static void qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const 
 		die(2, "modify QP to %s: %s", what, strerror(ret));
 }
 
-static void connect_qp(struct ibv_qp *qp, uint32_t dest)
+static void connect_qp(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *dgid)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
@@ -384,14 +416,14 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest)
 		  "INIT");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = active_mtu;
 	a.dest_qp_num = dest;
 	a.rq_psn = 1;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = gid; /* loopback: our own address */
+	a.ah_attr.grh.dgid = *dgid;
 	a.ah_attr.grh.sgid_index = (uint8_t)opt.gid;
 	a.ah_attr.grh.hop_limit = 1;
 	qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -405,6 +437,136 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest)
 	a.max_rd_atomic = 1;
 	qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 		  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+}
+
+/* ---- across machines: the control connection and the peer ---------------- */
+
+/* One line to the other side; the connection is the test's lifeline. */
+static void ctl_send(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vdprintf(fd, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die(1, "the peer's control connection: %s", strerror(errno));
+}
+
+static void ctl_recv(FILE *in, char *line, int len, const char *what)
+{
+	if (!fgets(line, len, in))
+		die(1, "the peer closed the control connection (waiting for %s)", what);
+}
+
+static int ctl_open(void)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	int fd = -1, one = 1, ret;
+	time_t end = time(NULL) + 60;
+
+	if (opt.listen)
+		hints.ai_flags = AI_PASSIVE;
+	ret = getaddrinfo(opt.remote, opt.port, &hints, &ai);
+	if (ret)
+		die(2, "address %s port %s: %s", opt.remote ? opt.remote : "(any)", opt.port,
+		    gai_strerror(ret));
+	if (opt.listen) {
+		int lfd = socket(ai->ai_family, SOCK_STREAM, 0);
+
+		if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(lfd, ai->ai_addr, ai->ai_addrlen) || listen(lfd, 1))
+			die(2, "listening on port %s: %s", opt.port, strerror(errno));
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0)
+			die(2, "accept: %s", strerror(errno));
+		close(lfd);
+	} else {
+		/* the forking side may not listen yet: retry for a minute */
+		for (;;) {
+			fd = socket(ai->ai_family, SOCK_STREAM, 0);
+			if (fd < 0)
+				die(2, "socket: %s", strerror(errno));
+			if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+				break;
+			close(fd);
+			if (time(NULL) > end)
+				die(2, "connecting to %s port %s: %s", opt.remote, opt.port,
+				    strerror(errno));
+			sleep(1);
+		}
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+static void gid_hex(const union ibv_gid *g, char out[33])
+{
+	for (int i = 0; i < 16; i++)
+		sprintf(out + 2 * i, "%02x", g->raw[i]);
+}
+
+static void hex_gid(const char *hex, union ibv_gid *g)
+{
+	for (int i = 0; i < 16; i++) {
+		unsigned int b;
+
+		if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+			die(1, "the peer sent a bad GID");
+		g->raw[i] = (uint8_t)b;
+	}
+}
+
+/* The QP's address for the other side: "HELLO qpn gid [size]". */
+static void ctl_hello(int fd, uint32_t qpn, size_t size)
+{
+	char hex[33];
+
+	gid_hex(&gid, hex);
+	ctl_send(fd, "HELLO %u %s %zu\n", qpn, hex, size);
+}
+
+static void ctl_hello_recv(FILE *in, uint32_t *qpn, union ibv_gid *g, size_t *size)
+{
+	char line[256], hex[33];
+
+	ctl_recv(in, line, sizeof(line), "the peer's address");
+	if (sscanf(line, "HELLO %u %32s %zu", qpn, hex, size) != 3 || strlen(hex) != 32)
+		die(1, "the peer said \"%s\", not its address", line);
+	hex_gid(hex, g);
+}
+
+/* --listen: one QP (qp[0]) connected to the peer, the area it works on. */
+static void pair_create_listen(struct pair *p, enum shape shape)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	union ibv_gid peer_gid;
+	uint32_t peer_qpn;
+	size_t unused;
+
+	memset(p, 0, sizeof(*p));
+	p->cq[0] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!p->cq[0])
+		die(2, "ibv_create_cq: %s", strerror(errno));
+	ia.send_cq = ia.recv_cq = p->cq[0];
+	p->qp[0] = ibv_create_qp(pd, &ia);
+	if (!p->qp[0])
+		die(2, "ibv_create_qp: %s", strerror(errno));
+	area_create(&p->area, pd, shape);
+	printf("waiting for the traffic peer (fork-torture --remote) on port %s\n", opt.port);
+	fflush(stdout);
+	p->sock = ctl_open();
+	ctl_hello(p->sock, p->qp[0]->qp_num, opt.size);
+	p->in = fdopen(dup(p->sock), "r");
+	if (!p->in)
+		die(2, "fdopen: %s", strerror(errno));
+	ctl_hello_recv(p->in, &peer_qpn, &peer_gid, &unused);
+	connect_qp(p->qp[0], peer_qpn, &peer_gid);
 }
 
 static void pair_create(struct pair *p, int id, enum shape shape)
@@ -426,8 +588,8 @@ static void pair_create(struct pair *p, int id, enum shape shape)
 		if (!p->qp[i])
 			die(2, "ibv_create_qp: %s", strerror(errno));
 	}
-	connect_qp(p->qp[0], p->qp[1]->qp_num);
-	connect_qp(p->qp[1], p->qp[0]->qp_num);
+	connect_qp(p->qp[0], p->qp[1]->qp_num, &gid); /* loopback: our own address */
+	connect_qp(p->qp[1], p->qp[0]->qp_num, &gid);
 	p->src = aligned_alloc(PAGE, (opt.size + PAGE - 1) / PAGE * PAGE);
 	if (!p->src)
 		die(2, "out of memory");
@@ -438,18 +600,40 @@ static void pair_create(struct pair *p, int id, enum shape shape)
 
 static void pair_destroy(struct pair *p)
 {
+	if (p->in) { /* the peer stops and reports */
+		ctl_send(p->sock, "END\n");
+		fclose(p->in);
+		close(p->sock);
+	}
 	area_destroy(&p->area);
-	ibv_dereg_mr(p->src_mr);
+	if (p->src_mr)
+		ibv_dereg_mr(p->src_mr);
 	free(p->src);
 	for (int i = 0; i < 2; i++) {
-		ibv_destroy_qp(p->qp[i]);
-		ibv_destroy_cq(p->cq[i]);
+		if (p->qp[i])
+			ibv_destroy_qp(p->qp[i]);
+		if (p->cq[i])
+			ibv_destroy_cq(p->cq[i]);
 	}
+}
+
+/* --listen: the peer WRITEs DST and READs RD, in flight when this returns. */
+static void round_post_remote(struct pair *p)
+{
+	struct area *a = &p->area;
+
+	p->seed++;
+	p->rd_seed = p->seed ^ 0x5a0000u;
+	fill(a->slot[RD], opt.size, p->rd_seed); /* the parent's current bytes */
+	ctl_send(p->sock, "ROUND %u %llx %u %u %llx %u\n", p->seed,
+		 (unsigned long long)(uintptr_t)a->slot[DST], a->mr[a->slot_mr[DST]]->rkey,
+		 p->rd_seed, (unsigned long long)(uintptr_t)a->slot[RD],
+		 a->mr[a->slot_mr[RD]]->rkey);
 }
 
 /* Start a round: new data in src, then WRITE src -> DST, SEND src -> RECV
  * and READ DST -> RD, all in flight when this returns. */
-static void round_post(struct pair *p)
+static void round_post_loopback(struct pair *p)
 {
 	struct area *a = &p->area;
 	uint32_t len = (uint32_t)opt.size;
@@ -485,6 +669,14 @@ static void round_post(struct pair *p)
 		die(2, "posting work requests: %s", strerror(ret));
 }
 
+static void round_post(struct pair *p)
+{
+	if (p->in)
+		round_post_remote(p);
+	else
+		round_post_loopback(p);
+}
+
 static void poll_n(struct pair *p, int side, int n, unsigned int round)
 {
 	static const char *const op[] = { "RDMA WRITE", "SEND", "RDMA READ" };
@@ -518,6 +710,27 @@ static void round_complete(struct pair *p, unsigned int round)
 	};
 	static const enum slot written[] = { DST, RECV, RD };
 
+	if (p->in) {
+		char line[256];
+		long b;
+		int st;
+
+		ctl_recv(p->in, line, sizeof(line), "the end of a round");
+		if (sscanf(line, "DONE %d %ld", &st, &b) != 2)
+			die(1, "round %u: the peer said \"%s\"", round, line);
+		if (st == 1)
+			problem("round %u: the peer's RDMA READ of RD returned bytes the parent does not hold (first at byte %ld)",
+				round, b);
+		else if (st)
+			die(1, "round %u: the peer's operations failed: %s", round, line);
+		b = bad_byte(p->area.slot[DST], opt.size, p->seed);
+		if (b >= 0)
+			problem("round %u: CORRUPTED: the peer's RDMA WRITE did not reach the parent at byte %ld (expected %#x, found %#x)",
+				round, b, pat(p->seed, (size_t)b), p->area.slot[DST][b]);
+		p->ops += (st == 0) + (b < 0);
+		area_check_untouched(&p->area, p->id, round);
+		return;
+	}
 	poll_n(p, 0, 3, round);
 	poll_n(p, 1, 1, round);
 	for (int i = 0; i < 3; i++) {
@@ -804,6 +1017,137 @@ static void say_fork_state(void)
 	       (unsigned int)s < 3 ? st[s] : "?");
 }
 
+/* --remote: the traffic peer. Each round: new bytes RDMA WRITTEN into the
+ * forking side's DST, its RD RDMA READ and compared with what its parent
+ * put there; "DONE 0 -1", "DONE 1 BYTE" (READ differs from BYTE on) or
+ * "DONE 2 -1 STATUS" back. */
+static int run_peer(void)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	unsigned long rounds = 0, bad = 0;
+	union ibv_gid peer_gid;
+	uint32_t peer_qpn;
+	struct ibv_mr *src_mr, *rd_mr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint8_t *src, *rd;
+	char line[256];
+	size_t stride;
+	FILE *in;
+	int fd;
+
+	fd = ctl_open();
+	in = fdopen(dup(fd), "r");
+	if (!in)
+		die(2, "fdopen: %s", strerror(errno));
+	open_device();
+	ctl_hello_recv(in, &peer_qpn, &peer_gid, &opt.size);
+	if (!opt.size || opt.size > 1ul << 30)
+		die(1, "the forking side asked for %zu bytes per operation", opt.size);
+	stride = (opt.size + PAGE - 1) / PAGE * PAGE;
+	src = aligned_alloc(PAGE, stride);
+	rd = aligned_alloc(PAGE, stride);
+	if (!src || !rd)
+		die(2, "out of memory");
+	src_mr = reg(pd, src, opt.size);
+	rd_mr = reg(pd, rd, opt.size);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!cq)
+		die(2, "ibv_create_cq: %s", strerror(errno));
+	ia.send_cq = ia.recv_cq = cq;
+	qp = ibv_create_qp(pd, &ia);
+	if (!qp)
+		die(2, "ibv_create_qp: %s", strerror(errno));
+	connect_qp(qp, peer_qpn, &peer_gid);
+	ctl_hello(fd, qp->qp_num, opt.size);
+	printf("fork-torture peer on %s: RDMA WRITE and READ of %zu bytes a round into the forking side's memory\n",
+	       ibv_get_device_name(ctx->device), opt.size);
+	fflush(stdout);
+
+	for (;;) {
+		struct ibv_sge s_src = { (uintptr_t)src, (uint32_t)opt.size, src_mr->lkey };
+		struct ibv_sge s_rd = { (uintptr_t)rd, (uint32_t)opt.size, rd_mr->lkey };
+		struct ibv_send_wr w[2], *sbad;
+		unsigned long long dst_addr, rd_addr;
+		unsigned int seed, dst_rkey, rd_seed, rd_rkey;
+		enum ibv_wc_status status = IBV_WC_SUCCESS;
+		time_t end;
+		long b;
+		int n;
+
+		ctl_recv(in, line, sizeof(line), "a round");
+		if (!strncmp(line, "END", 3))
+			break;
+		if (sscanf(line, "ROUND %u %llx %u %u %llx %u", &seed, &dst_addr, &dst_rkey, &rd_seed,
+			   &rd_addr, &rd_rkey) != 6)
+			die(1, "the forking side said \"%s\"", line);
+		fill(src, opt.size, seed);
+		memset(rd, 0, opt.size);
+		memset(w, 0, sizeof(w));
+		w[0].opcode = IBV_WR_RDMA_WRITE;
+		w[0].sg_list = &s_src;
+		w[0].wr.rdma.remote_addr = dst_addr;
+		w[0].wr.rdma.rkey = dst_rkey;
+		w[0].next = &w[1];
+		w[1].opcode = IBV_WR_RDMA_READ;
+		w[1].sg_list = &s_rd;
+		w[1].wr.rdma.remote_addr = rd_addr;
+		w[1].wr.rdma.rkey = rd_rkey;
+		for (int i = 0; i < 2; i++) {
+			w[i].wr_id = (uint64_t)i;
+			w[i].num_sge = 1;
+			w[i].send_flags = IBV_SEND_SIGNALED;
+		}
+		n = ibv_post_send(qp, w, &sbad);
+		if (n)
+			die(2, "ibv_post_send: %s", strerror(n));
+		end = time(NULL) + 60; /* a hang guard, not a timing */
+		for (n = 0; n < 2;) {
+			struct ibv_wc wc;
+			int got = ibv_poll_cq(cq, 1, &wc);
+
+			if (got < 0)
+				die(2, "ibv_poll_cq failed");
+			if (got == 0 && time(NULL) > end)
+				die(1, "round %lu: no completion in 60 s", rounds);
+			if (got == 1) {
+				n++;
+				if (wc.status != IBV_WC_SUCCESS)
+					status = wc.status;
+			}
+		}
+		rounds++;
+		if (status != IBV_WC_SUCCESS) {
+			ctl_send(fd, "DONE 2 -1 %s\n", ibv_wc_status_str(status));
+			die(1, "round %lu: %s", rounds, ibv_wc_status_str(status));
+		}
+		b = bad_byte(rd, opt.size, rd_seed);
+		if (b >= 0) {
+			bad++;
+			problem("round %lu: RDMA READ returned bytes the forking parent did not hold (byte %ld: %#x, expected %#x)",
+				rounds, b, rd[b], pat(rd_seed, (size_t)b));
+		}
+		ctl_send(fd, "DONE %d %ld\n", b >= 0, b);
+	}
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dereg_mr(src_mr);
+	ibv_dereg_mr(rd_mr);
+	free(src);
+	free(rd);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	fclose(in);
+	close(fd);
+	printf("%s: %lu rounds, %lu RDMA WRITEs done, %lu READs returned what the parent held%s\n",
+	       bad ? "FAILED" : "OK", rounds, rounds, rounds - bad,
+	       bad ? "" : " (all)");
+	return bad ? 1 : 0;
+}
+
 static int env_on(const char *name)
 {
 	const char *v = getenv(name);
@@ -815,7 +1159,8 @@ static void usage(void)
 {
 	fputs("usage: fork-torture [-w exit|exec|system|spawn|thread|all] [-f off|on|late]\n"
 	      "  [-S plain|overlap|subpage|huge|big] [-s BYTES] [-r ROUNDS] [-t SECONDS]\n"
-	      "  [-T THREADS] [-b MIB] [-c CMD] [-d DEVICE] [-g GID_INDEX]\n", stderr);
+	      "  [-T THREADS] [-b MIB] [-c CMD] [-d DEVICE] [-g GID_INDEX]\n"
+	      "  [-L | -R HOST] [-p PORT]\n", stderr);
 	exit(2);
 }
 
@@ -834,7 +1179,8 @@ int main(int argc, char **argv)
 		{ "way", 1, NULL, 'w' }, { "fork-safe", 1, NULL, 'f' }, { "shape", 1, NULL, 'S' },
 		{ "size", 1, NULL, 's' }, { "rounds", 1, NULL, 'r' }, { "seconds", 1, NULL, 't' },
 		{ "threads", 1, NULL, 'T' }, { "big", 1, NULL, 'b' }, { "cmd", 1, NULL, 'c' },
-		{ "device", 1, NULL, 'd' }, { "gid", 1, NULL, 'g' }, { NULL, 0, NULL, 0 },
+		{ "device", 1, NULL, 'd' }, { "gid", 1, NULL, 'g' }, { "listen", 0, NULL, 'L' },
+		{ "remote", 1, NULL, 'R' }, { "port", 1, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
 	struct pair pairs[MAX_THREADS];
 	const char *g = getenv("RXE_GID");
@@ -842,7 +1188,7 @@ int main(int argc, char **argv)
 
 	opt.dev = getenv("RXE_DEV");
 	opt.gid = g ? atoi(g) : 1;
-	while ((c = getopt_long(argc, argv, "w:f:S:s:r:t:T:b:c:d:g:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:f:S:s:r:t:T:b:c:d:g:LR:p:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w': way = strcmp(optarg, "all") ? lookup(optarg, way_names, NWAYS) : -1; break;
 		case 'f': opt.safe = optarg; break;
@@ -855,11 +1201,19 @@ int main(int argc, char **argv)
 		case 'c': opt.cmd = optarg; break;
 		case 'd': opt.dev = optarg; break;
 		case 'g': opt.gid = atoi(optarg); break;
+		case 'L': opt.listen = 1; break;
+		case 'R': opt.remote = optarg; break;
+		case 'p': opt.port = optarg; break;
 		default: usage();
 		}
 	}
-	if (optind != argc || opt.threads < 1 || opt.threads > MAX_THREADS)
+	if (optind != argc || opt.threads < 1 || opt.threads > MAX_THREADS ||
+	    (opt.listen && opt.remote))
 		usage();
+	if (opt.remote)
+		return run_peer();
+	if (opt.listen)
+		opt.threads = 1; /* one QP to the peer, one traffic thread */
 	if (strcmp(opt.safe, "off") && strcmp(opt.safe, "on") && strcmp(opt.safe, "late"))
 		usage();
 	if (!opt.size)
@@ -884,12 +1238,17 @@ int main(int argc, char **argv)
 	npairs = way < 0 || way == W_THREAD ? (int)opt.threads : 1;
 	/* Only the first pair gets the big MR: a 1 GiB MR per thread would
 	 * not fit in most test machines. */
-	for (int i = 0; i < npairs; i++)
-		pair_create(&pairs[i], i, i && opt.shape == SH_BIG ? SH_PLAIN : opt.shape);
-	printf("fork-torture on %s: shape %s, %zu bytes per operation, %s library%s\n",
+	for (int i = 0; i < npairs; i++) {
+		if (opt.listen)
+			pair_create_listen(&pairs[i], opt.shape);
+		else
+			pair_create(&pairs[i], i, i && opt.shape == SH_BIG ? SH_PLAIN : opt.shape);
+	}
+	printf("fork-torture on %s: shape %s, %zu bytes per operation, %s library%s%s\n",
 	       ibv_get_device_name(ctx->device), shape_names[opt.shape], opt.size,
 	       dlsym(RTLD_DEFAULT, "softverbs_fork_stats") ? "softverbs" : "rdma-core (or other)",
-	       opt.shape == SH_BIG ? (opt.big == 1ul << 30 ? ", one 1 GiB MR" : ", one big MR") : "");
+	       opt.shape == SH_BIG ? (opt.big == 1ul << 30 ? ", one 1 GiB MR" : ", one big MR") : "",
+	       opt.listen ? ", RDMA WRITE and READ from a peer across the link" : "");
 	say_fork_state();
 	run_ways(pairs, npairs, way);
 
@@ -907,7 +1266,7 @@ int main(int argc, char **argv)
 		} else {
 			fork_safe = 1;
 			printf("ibv_fork_init() called with %d MRs registered\n",
-			       npairs * (pairs[0].area.nmr + 1));
+			       npairs * (pairs[0].area.nmr + !opt.listen));
 			say_fork_state();
 			run_ways(pairs, npairs, way);
 		}
