@@ -13,12 +13,6 @@
 #include <unistd.h>
 
 #include "provider.h"
-#ifndef SV_PLUGIN_PROVIDER
-#include "core.h"
-#define doorbell_write(fd, buf, len) sv_cmd_write_fn(fd, buf, len)
-#else
-#define doorbell_write(fd, buf, len) write(fd, buf, len)
-#endif
 
 static void doorbell_fill(struct sv_doorbell *db, struct ibv_qp *qp)
 {
@@ -47,14 +41,8 @@ void sv_cmd_doorbell_init(struct sv_doorbell *db, struct ibv_qp *qp)
 	doorbell_fill(db, qp);
 }
 
-/* The hot path of every rxe send: no command builder. */
-int sv_cmd_doorbell_ring(struct sv_doorbell *db)
+int sv_cmd_doorbell_error(ssize_t n)
 {
-	const size_t len = sizeof(db->hdr) + sizeof(db->req);
-	ssize_t n = doorbell_write(db->fd, db, len);
-
-	if (n == (ssize_t)len)
-		return 0;
 	return n < 0 && errno ? errno : EIO;
 }
 

@@ -36,6 +36,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -447,7 +449,28 @@ struct sv_doorbell {
 	int fd;
 };
 void sv_cmd_doorbell_init(struct sv_doorbell *db, struct ibv_qp *qp);
-int sv_cmd_doorbell_ring(struct sv_doorbell *db);
+/* What a doorbell write() that did not write it all means: errno, or EIO
+ * for a short write. */
+int sv_cmd_doorbell_error(ssize_t n);
+#define SV_DOORBELL_LEN                                                        \
+	(sizeof(struct ib_uverbs_cmd_hdr) + sizeof(struct ib_uverbs_post_send))
+/* The write(): the command layer's seam (tests replace it) in the
+ * library, plain write() in the plug-ins. */
+#ifdef SV_PLUGIN_PROVIDER
+#define sv_doorbell_write write
+#else
+extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len);
+#define sv_doorbell_write sv_cmd_write_fn
+#endif
+/* Inline: the hot path of every rxe send is this one write(). */
+static inline int sv_cmd_doorbell_ring(struct sv_doorbell *db)
+{
+	ssize_t n = sv_doorbell_write(db->fd, db, SV_DOORBELL_LEN);
+
+	if (__builtin_expect(n == (ssize_t)SV_DOORBELL_LEN, 1))
+		return 0;
+	return sv_cmd_doorbell_error(n);
+}
 
 /* AH: fills ah (context, pd, handle). */
 int sv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,

@@ -79,6 +79,12 @@ struct rxe_qp {
 	struct rxe_wq rq;
 	uint32_t ssn;            /* send sequence number of the next WQE */
 	uint32_t ops_ok;         /* bit n: opcode n may be posted here */
+	/* the opcodes of ops_ok whose WQE takes wr.rdma (connected QPs:
+	 * all but atomics and BIND_MW; none on UD) */
+	uint32_t rdma_ops;
+	/* rdma_ops when the send queue takes an SGE, else 0: what
+	 * rxe_post_send's fast path takes */
+	uint32_t fast_ops;
 	struct rxe_wr_batch batch;
 	struct sv_doorbell db;   /* rung without sq.lock */
 };
@@ -178,6 +184,10 @@ static inline int rxe_sq_accepts(enum ibv_qp_state state)
 	 (1u << IBV_WR_SEND) | (1u << IBV_WR_SEND_WITH_IMM) |                  \
 	 (1u << IBV_WR_SEND_WITH_INV))
 
+/* The atomics: 8 local bytes, an aligned remote word. */
+#define RXE_ATOMIC_OPS                                                         \
+	((1u << IBV_WR_ATOMIC_CMP_AND_SWP) | (1u << IBV_WR_ATOMIC_FETCH_AND_ADD))
+
 /* The send-queue primitives (rxe_sq.c and the ex send API); sq.lock
  * held.
  * rxe_sq_reserve: the next free WQE slot, or NULL when the queue is
@@ -217,16 +227,9 @@ static inline void rxe_sq_publish(struct rxe_qp *qp)
 
 /* The doorbell: the kernel's requester runs over every published WQE.
  * Rung without sq.lock: a later ring covers earlier publishes, and each
- * publisher rings after its own. 0 or a positive errno. */
-static inline int rxe_sq_ring(struct rxe_qp *qp)
-{
-	int ret = sv_cmd_doorbell_ring(&qp->db);
-
-	if (ret)
-		sv_err("QP %#x: doorbell failed: %s", qp->core.qp.qp_num,
-		       strerror(ret));
-	return ret;
-}
+ * publisher rings after its own. 0 or a positive errno (logged). Out of
+ * line, so that the posting verbs end in a tail call to it. */
+int rxe_sq_ring(struct rxe_qp *qp);
 /* Check one WR and write it as the next WQE (reserve + fill + commit);
  * sq.lock held. 0 or a positive errno (EINVAL, ENOMEM when full). A WR
  * found bad is left uncommitted in its slot: the kernel never sees it. */

@@ -173,6 +173,14 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	if (!ibqp)
 		return NULL;
 	to_rxe_qp(ibqp)->ops_ok = rxe_sq_ops(attr->qp_type);
+	to_rxe_qp(ibqp)->rdma_ops =
+		attr->qp_type == IBV_QPT_UD ?
+			0 :
+			to_rxe_qp(ibqp)->ops_ok &
+				~(RXE_ATOMIC_OPS | (1u << IBV_WR_BIND_MW));
+	to_rxe_qp(ibqp)->fast_ops = to_rxe_qp(ibqp)->sq.max_sge ?
+					    to_rxe_qp(ibqp)->rdma_ops :
+					    0;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		rxe_qp_ex_init(to_rxe_qp(ibqp));
 	return ibqp;
