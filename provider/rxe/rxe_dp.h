@@ -69,8 +69,10 @@ struct rxe_cq {
 struct rxe_wr_batch {
 	struct rxe_send_wqe *wqe; /* the WQE being written (at sq.prod) */
 	int err;                  /* first error of the batch, positive */
+	/* the open WQE needs checks at close: UD QPs (the address) and
+	 * atomics (8 local bytes) */
+	int check;
 	uint32_t start_prod;      /* where the batch began, to rewind */
-	uint32_t start_ssn;
 };
 
 struct rxe_qp {
