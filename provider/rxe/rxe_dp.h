@@ -87,6 +87,9 @@ struct rxe_qp {
 	/* rdma_ops when the send queue takes an SGE, else 0: what
 	 * rxe_post_send's fast path takes */
 	uint32_t fast_ops;
+	/* UD QPs: the opcodes of ops_ok when the send queue takes an SGE,
+	 * else 0 (rxe_post_send's fast path with an AH) */
+	uint32_t ud_ops;
 	struct rxe_wr_batch batch;
 	struct sv_doorbell db;   /* rung without sq.lock */
 };

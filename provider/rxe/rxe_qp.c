@@ -181,6 +181,10 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	to_rxe_qp(ibqp)->fast_ops = to_rxe_qp(ibqp)->sq.max_sge ?
 					    to_rxe_qp(ibqp)->rdma_ops :
 					    0;
+	to_rxe_qp(ibqp)->ud_ops = attr->qp_type == IBV_QPT_UD &&
+						  to_rxe_qp(ibqp)->sq.max_sge ?
+					  to_rxe_qp(ibqp)->ops_ok :
+					  0;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		rxe_qp_ex_init(to_rxe_qp(ibqp));
 	return ibqp;

@@ -302,29 +302,20 @@ post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
 }
 
 /* The common case, one WR with one SGE (or inline bytes) of an opcode in
- * qp->fast_ops, in as few instructions as it takes: anything else, and
- * a full queue, goes to post_list before a byte is written. Only calls
- * in tail position (or memcpy), so it needs no frame to speak of. */
-int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		  struct ibv_send_wr **bad_wr)
+ * qp->fast_ops (or, with an AH, qp->ud_ops), in as few instructions as it
+ * takes: rxe_post_send sends anything else, and a full queue, to
+ * post_list before a byte is written. Only calls in tail position (or
+ * memcpy), so it needs no frame to speak of. */
+static inline __attribute__((always_inline)) int
+post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
+	  struct ibv_send_wr **bad_wr, uint32_t opcode, const int ud)
 {
-	struct rxe_qp *qp = to_rxe_qp(ibqp);
+	const struct ibv_sge *sg = wr->sg_list;
+	const uint32_t flags = wr->send_flags;
+	const uint32_t len = sg->length;
 	struct rxe_send_wqe *wqe;
-	const struct ibv_sge *sg;
-	uint32_t opcode, flags, next, len;
+	uint32_t next;
 
-	if (__builtin_expect(!wr || wr->next || !rxe_sq_accepts(ibqp->state),
-			     0))
-		return post_list(qp, wr, bad_wr);
-	opcode = (uint32_t)wr->opcode;
-	flags = wr->send_flags;
-	sg = wr->sg_list;
-	if (__builtin_expect(opcode >= 32 ||
-				     !(qp->fast_ops & (1u << opcode)) ||
-				     wr->num_sge != 1 || !sg,
-			     0))
-		return post_list(qp, wr, bad_wr);
-	len = sg->length;
 	if (flags & IBV_SEND_INLINE) {
 		if (__builtin_expect(!(RXE_INLINE_OPS & (1u << opcode)) ||
 					     len > qp->sq.max_inline,
@@ -346,9 +337,16 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	wqe->wr.opcode = opcode;
 	wqe->wr.send_flags = flags;
 	wqe->wr.ex.imm_data = wr->imm_data;
-	wqe->wr.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
-	wqe->wr.wr.rdma.rkey = wr->wr.rdma.rkey;
-	wqe->iova = wr->wr.rdma.remote_addr;
+	if (ud) {
+		wqe->wr.wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		wqe->wr.wr.ud.pkey_index = 0;
+		wqe->wr.wr.ud.ah_num = to_rxe_ah(wr->wr.ud.ah)->ah_num;
+	} else {
+		wqe->wr.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->wr.wr.rdma.rkey = wr->wr.rdma.rkey;
+		wqe->iova = wr->wr.rdma.remote_addr;
+	}
 	wqe->dma.length = len;
 	wqe->dma.resid = len;
 	if (flags & IBV_SEND_INLINE) {
@@ -366,4 +364,24 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (bad_wr)
 		*bad_wr = NULL;
 	return rxe_sq_ring(qp);
+}
+
+int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct rxe_qp *qp = to_rxe_qp(ibqp);
+	uint32_t opcode;
+
+	if (__builtin_expect(!wr || wr->next || !rxe_sq_accepts(ibqp->state),
+			     0))
+		return post_list(qp, wr, bad_wr);
+	opcode = (uint32_t)wr->opcode;
+	if (__builtin_expect(opcode >= 32 || wr->num_sge != 1 || !wr->sg_list,
+			     0))
+		return post_list(qp, wr, bad_wr);
+	if (__builtin_expect(!!(qp->fast_ops & (1u << opcode)), 1))
+		return post_fast(qp, wr, bad_wr, opcode, 0);
+	if ((qp->ud_ops & (1u << opcode)) && wr->wr.ud.ah)
+		return post_fast(qp, wr, bad_wr, opcode, 1);
+	return post_list(qp, wr, bad_wr);
 }
