@@ -54,6 +54,8 @@ struct siw_qp {
 	struct siw_wq sq;
 	struct siw_wq rq;           /* ring NULL when the QP uses an SRQ */
 	int sq_sig_all;
+	uint16_t sig_flags;         /* SIW_WQE_SIGNALLED when sq_sig_all */
+	struct sv_doorbell db;      /* built once, rung under sq.lock */
 };
 
 struct siw_srq {
