@@ -34,6 +34,7 @@
 #ifndef SV_PROVIDER_H
 #define SV_PROVIDER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -435,6 +436,32 @@ int sv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int sv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct sv_udata *udata);
 int sv_cmd_destroy_qp(struct ibv_qp *qp);
+
+/* ---- the data path's lock (rxe and siw queues) ----------------------------
+ * Uncontended, one atomic exchange and one store, inline
+ * (pthread_spin_lock/unlock are calls through the PLT, a sixth of a
+ * post_send). Contended, it spins on a plain load. */
+typedef struct {
+	atomic_int held;
+} sv_lock_t;
+
+static inline void sv_lock_init(sv_lock_t *l)
+{
+	atomic_init(&l->held, 0);
+}
+
+static inline void sv_lock(sv_lock_t *l)
+{
+	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+		while (atomic_load_explicit(&l->held, memory_order_relaxed))
+			;
+}
+
+static inline void sv_unlock(sv_lock_t *l)
+{
+	atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+
 /* Legacy POST_SEND with no work requests: the doorbell of rxe and siw,
  * which makes the kernel look at the send queue. */
 int sv_cmd_post_send_doorbell(struct ibv_qp *qp);

@@ -43,7 +43,7 @@ static int map_cq(struct rxe_cq *cq, struct ibv_context *ctx,
 		return EPROTO;
 	}
 	cq->cons = rxe_queue_read_cons(&cq->q);
-	rxe_lock_init(&cq->lock);
+	sv_lock_init(&cq->lock);
 	return 0;
 }
 
@@ -105,7 +105,7 @@ poll_done(struct rxe_cq *cq, struct rxe_queue_buf *buf, uint32_t cons, int n)
 	cq->cons = cons;
 	atomic_store_explicit((_Atomic uint32_t *)&buf->consumer_index, cons,
 			      memory_order_release);
-	rxe_unlock(&cq->lock);
+	sv_unlock(&cq->lock);
 	return n;
 }
 
@@ -132,12 +132,12 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	if (__builtin_expect(num_entries <= 0, 0))
 		return 0;
-	rxe_lock(&cq->lock);
+	sv_lock(&cq->lock);
 	/* locals: the stores into wc[] could alias cq as far as the
 	 * compiler knows */
 	buf = cq->q.buf;
 	if (__builtin_expect(!buf, 0)) {
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 		return -EIO; /* lost its ring in a failed resize */
 	}
 	cons = cq->cons;
@@ -145,7 +145,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 				      memory_order_acquire) -
 		 cons) & cq->q.mask;
 	if (!avail) {
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 		return 0;
 	}
 	if (__builtin_expect(avail > 1 && num_entries > 1, 0))
@@ -174,10 +174,10 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	/* Held across the command: the kernel copies the unread entries
 	 * into the new ring, so nobody may consume from the old one
 	 * meanwhile. */
-	rxe_lock(&cq->lock);
+	sv_lock(&cq->lock);
 	ret = sv_cmd_resize_cq(ibcq, cqe, &udata);
 	if (ret) {
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 		sv_err("RESIZE_CQ to %d entries failed: %s", cqe,
 		       strerror(ret));
 		return ret;
@@ -188,7 +188,7 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 		cq->q = fresh;
 		cq->cons = rxe_queue_read_cons(&cq->q);
 	}
-	rxe_unlock(&cq->lock);
+	sv_unlock(&cq->lock);
 	return ret;
 }
 
@@ -238,15 +238,15 @@ static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 		sv_err("ibv_start_poll: comp_mask %#x is not 0", attr->comp_mask);
 		return EINVAL;
 	}
-	rxe_lock(&cq->lock);
+	sv_lock(&cq->lock);
 	if (!cq->q.buf) {
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 		return EIO;
 	}
 	ret = load_cur(cq);
 	/* ENOENT: the caller does not call end_poll */
 	if (ret)
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 	return ret;
 }
 
@@ -267,7 +267,7 @@ static void cq_end_poll(struct ibv_cq_ex *cqx)
 		rxe_cq_pop(cq);
 	cq->cur = NULL;
 	rxe_cq_release(cq);
-	rxe_unlock(&cq->lock);
+	sv_unlock(&cq->lock);
 }
 
 static enum ibv_wc_opcode cq_read_opcode(struct ibv_cq_ex *cqx)

@@ -18,37 +18,11 @@
 #include "provider.h"
 #include "rxe_queue.h"
 
-/* ---- locks --------------------------------------------------------------- */
-
-/* The data path's lock: uncontended, one atomic exchange and one store,
- * inline (pthread_spin_lock/unlock are calls through the PLT, a sixth of
- * a post_send). Contended, it spins on a plain load. */
-typedef struct {
-	atomic_int held;
-} rxe_lock_t;
-
-static inline void rxe_lock_init(rxe_lock_t *l)
-{
-	atomic_init(&l->held, 0);
-}
-
-static inline void rxe_lock(rxe_lock_t *l)
-{
-	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
-		while (atomic_load_explicit(&l->held, memory_order_relaxed))
-			;
-}
-
-static inline void rxe_unlock(rxe_lock_t *l)
-{
-	atomic_store_explicit(&l->held, 0, memory_order_release);
-}
-
 /* ---- objects ------------------------------------------------------------ */
 
 /* A queue we produce into: a send, receive or shared receive queue. */
 struct rxe_wq {
-	rxe_lock_t lock;         /* guards prod and the elements past it */
+	sv_lock_t lock;         /* guards prod and the elements past it */
 	struct rxe_queue q;      /* unmapped: the QP receives from an SRQ */
 	uint32_t prod;           /* our producer index, private copy */
 	uint32_t max_sge;        /* what the kernel granted */
@@ -57,7 +31,7 @@ struct rxe_wq {
 
 struct rxe_cq {
 	struct sv_cq core;       /* first */
-	rxe_lock_t lock;         /* guards q, cons and cur */
+	sv_lock_t lock;         /* guards q, cons and cur */
 	struct rxe_queue q;      /* unmapped after a failed resize */
 	uint32_t cons;           /* our consumer index, private copy */
 	/* ex polling: the entry between start_poll and end_poll (the lock

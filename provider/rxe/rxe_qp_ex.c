@@ -183,7 +183,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
 	struct rxe_wr_batch *b = &qp->batch;
 
-	rxe_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	b->wqe = NULL;
 	b->start_prod = qp->sq.prod;
 	b->check = qp->core.qp.qp_type == IBV_QPT_UD;
@@ -210,15 +210,15 @@ static int __attribute__((noinline)) complete_slow(struct rxe_qp *qp)
 	ret = b->err;
 	if (ret) {
 		rewind_batch(qp);
-		rxe_unlock(&qp->sq.lock);
+		sv_unlock(&qp->sq.lock);
 		return ret;
 	}
 	if (qp->sq.prod == b->start_prod) {
-		rxe_unlock(&qp->sq.lock);
+		sv_unlock(&qp->sq.lock);
 		return 0;
 	}
 	rxe_sq_publish(qp);
-	rxe_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	return rxe_sq_ring(qp);
 }
 
@@ -237,7 +237,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	qp->sq.prod = prod;
 	b->wqe = NULL;
 	rxe_queue_publish_prod(&qp->sq.q, prod);
-	rxe_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	return rxe_sq_ring(qp);
 }
 
@@ -246,7 +246,7 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
 
 	rewind_batch(qp);
-	rxe_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 }
 
 /* ---- opcodes ------------------------------------------------------------ */

@@ -278,7 +278,7 @@ post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 
-	rxe_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	start = qp->sq.prod;
 	for (; wr; wr = wr->next) {
 		ret = post_one(qp, wr);
@@ -288,11 +288,11 @@ post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
 	if (bad_wr)
 		*bad_wr = wr; /* NULL when all were posted */
 	if (qp->sq.prod == start) {
-		rxe_unlock(&qp->sq.lock);
+		sv_unlock(&qp->sq.lock);
 		return ret;
 	}
 	rxe_sq_publish(qp);
-	rxe_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	/* the WQEs are in the ring already and will run; report the
 	 * doorbell only when nothing else went wrong */
 	if (!ret)
@@ -323,10 +323,10 @@ post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
 			return post_list(qp, wr, bad_wr);
 	}
 
-	rxe_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	next = rxe_queue_next(&qp->sq.q, qp->sq.prod);
 	if (__builtin_expect(next == rxe_queue_kernel_cons(&qp->sq.q), 0)) {
-		rxe_unlock(&qp->sq.lock);
+		sv_unlock(&qp->sq.lock);
 		return post_list(qp, wr, bad_wr); /* says so: ENOMEM */
 	}
 	wqe = rxe_queue_elem(&qp->sq.q, qp->sq.prod);
@@ -360,7 +360,7 @@ post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
 	wqe->ssn = qp->ssn++;
 	qp->sq.prod = next;
 	rxe_sq_publish(qp);
-	rxe_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	if (bad_wr)
 		*bad_wr = NULL;
 	return rxe_sq_ring(qp);

@@ -52,7 +52,7 @@ struct ibv_cq *siw_create_cq(struct ibv_context *ctx, int cqe,
 	}
 	cq->queue = map;
 	cq->ctrl = (struct siw_cq_ctrl *)&cq->queue[cq->num_cqe];
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	sv_lock_init(&cq->lock);
 	return &cq->core.cq;
 
 err_destroy:
@@ -139,7 +139,7 @@ int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		return 0;
 	if (!wc)
 		return -EINVAL;
-	pthread_spin_lock(&cq->lock);
+	sv_lock(&cq->lock);
 	/* locals: the stores into wc[] could alias cq as far as the
 	 * compiler knows */
 	queue = cq->queue;
@@ -157,7 +157,7 @@ int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		get++;
 	}
 	cq->get = get;
-	pthread_spin_unlock(&cq->lock);
+	sv_unlock(&cq->lock);
 	return n;
 }
 
@@ -188,7 +188,6 @@ int siw_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	munmap(cq->queue, cq->map_len);
-	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }

@@ -43,7 +43,7 @@ int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num,
 	wq->num = num;
 	wq->put = 0;
 	wq->max_sge = max_sge < SIW_MAX_SGE ? max_sge : SIW_MAX_SGE;
-	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	sv_lock_init(&wq->lock);
 	return 0;
 }
 
@@ -53,7 +53,6 @@ void siw_wq_unmap(struct siw_wq *wq)
 		return;
 	munmap(wq->ring, wq->map_len);
 	wq->ring = NULL;
-	pthread_spin_destroy(&wq->lock);
 }
 
 static struct siw_sqe *sq_elem(struct siw_wq *wq, uint32_t n)
@@ -76,7 +75,7 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 {
 	int ret = 0;
 
-	pthread_spin_lock(&wq->lock);
+	sv_lock(&wq->lock);
 	for (; wr; wr = wr->next) {
 		struct siw_rqe *rqe = rq_elem(wq, wq->put);
 
@@ -104,7 +103,7 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		__atomic_store_n(&rqe->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
 		wq->put++;
 	}
-	pthread_spin_unlock(&wq->lock);
+	sv_unlock(&wq->lock);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
@@ -358,7 +357,7 @@ post_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	int ret = 0;
 
-	pthread_spin_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	start = qp->sq.put;
 	for (; wr; wr = wr->next) {
 		struct siw_sqe *sqe = sq_elem(&qp->sq, qp->sq.put);
@@ -398,7 +397,7 @@ post_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			}
 		}
 	}
-	pthread_spin_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
@@ -448,11 +447,11 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return post_list(ibqp, wr, bad_wr);
 	sg = wr->sg_list;
 
-	pthread_spin_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	put = qp->sq.put;
 	sqe = sq_elem(&qp->sq, put);
 	if (__builtin_expect(elem_busy(&sqe->flags), 0)) {
-		pthread_spin_unlock(&qp->sq.lock);
+		sv_unlock(&qp->sq.lock);
 		return post_list(ibqp, wr, bad_wr); /* says so: ENOMEM */
 	}
 	sqe->id = wr->wr_id;
@@ -480,7 +479,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			*bad_wr = wr;
 		}
 	}
-	pthread_spin_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	return ret;
 }
 
