@@ -70,8 +70,10 @@ static int elem_busy(const uint16_t *flags)
 	return __atomic_load_n(flags, __ATOMIC_ACQUIRE) & SIW_WQE_VALID;
 }
 
-int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad_wr)
+/* Inline in siw_post_recv, a call for SRQs (siw_wq_post_recv). */
+static inline __attribute__((always_inline)) int
+wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
+	     struct ibv_recv_wr **bad_wr)
 {
 	int ret = 0;
 
@@ -107,6 +109,12 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr)
+{
+	return wq_post_recv(wq, wr, bad_wr);
 }
 
 /* ---- create, query, modify, destroy ---------------------------------------- */
@@ -494,5 +502,5 @@ int siw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	return siw_wq_post_recv(&qp->rq, wr, bad_wr);
+	return wq_post_recv(&qp->rq, wr, bad_wr);
 }
