@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The send doorbell of the soft providers: the legacy uverbs POST_SEND
  * with no work request, which makes the kernel drain the send queue the
- * provider filled in shared memory. Built once per QP and written as is
- * on every post. Only the uAPI is needed, so the same file serves the
- * built-in providers (through the command layer's write seam, which the
- * fault-injection tests replace) and the rdma-core plug-ins (plugin/,
- * SV_PLUGIN_PROVIDER: a plain write()). */
+ * provider filled in shared memory. Built once per QP here and written as
+ * is on every post by sv_cmd_doorbell_ring (inline, lib/provider.h). Only
+ * the uAPI is needed, so the same code serves the built-in providers
+ * (through the command layer's write seam, which the fault-injection
+ * tests replace) and the rdma-core plug-ins (plugin/, SV_PLUGIN_PROVIDER:
+ * a plain write()). */
 #include "config.h"
 
 #include <errno.h>

@@ -22,7 +22,7 @@
 
 /* A queue we produce into: a send, receive or shared receive queue. */
 struct rxe_wq {
-	sv_lock_t lock;         /* guards prod and the elements past it */
+	sv_lock_t lock;          /* guards prod and the elements past it */
 	struct rxe_queue q;      /* unmapped: the QP receives from an SRQ */
 	uint32_t prod;           /* our producer index, private copy */
 	uint32_t max_sge;        /* what the kernel granted */
@@ -31,7 +31,7 @@ struct rxe_wq {
 
 struct rxe_cq {
 	struct sv_cq core;       /* first */
-	sv_lock_t lock;         /* guards q, cons and cur */
+	sv_lock_t lock;          /* guards q, cons and cur */
 	struct rxe_queue q;      /* unmapped after a failed resize */
 	uint32_t cons;           /* our consumer index, private copy */
 	/* ex polling: the entry between start_poll and end_poll (the lock

@@ -30,7 +30,7 @@ struct siw_context {
 
 /* A ring we produce into: a send, receive or shared receive queue. */
 struct siw_wq {
-	sv_lock_t lock; /* guards put and the elements it reaches */
+	sv_lock_t lock;          /* guards put and the elements it reaches */
 	void *ring;              /* NULL: not mapped (a QP on an SRQ) */
 	size_t map_len;
 	uint32_t num;            /* elements, a power of two */
@@ -40,7 +40,7 @@ struct siw_wq {
 
 struct siw_cq {
 	struct sv_cq core;          /* first */
-	sv_lock_t lock;    /* guards get */
+	sv_lock_t lock;             /* guards get */
 	struct siw_cqe *queue;      /* num_cqe entries, then the control word */
 	struct siw_cq_ctrl *ctrl;   /* arming: written by us, cleared by siw */
 	size_t map_len;
