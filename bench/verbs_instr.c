@@ -4,6 +4,7 @@
  * softverbs and on rdma-core in one VM boot and prints the table).
  *
  *   verbs_instr cg|strace dp|reg [DEV [GID_INDEX]]
+ *   verbs_instr cg|strace siw DEV IP
  *
  * cg: collection is switched on only around the measured call
  * (CALLGRIND_TOGGLE_COLLECT) and each row ends with a dump named after it;
@@ -12,9 +13,12 @@
  * write(-1, "E row") markers, so strace shows the syscalls each one made.
  * dp: the data-path rows on loopback QPs; reg: ibv_reg_mr/ibv_dereg_mr of
  * 64 KiB with 1, 100 and 10,000 other MRs live (run it with and without
- * RDMAV_FORK_SAFE=1). Every call's result and every completion is checked;
+ * RDMAV_FORK_SAFE=1); siw: post_send, post_recv and poll_cq on two RC
+ * QPs of the iWARP device DEV connected to each other through rdma_cm on
+ * its address IP. Every call's result and every completion is checked;
  * any failure exits 1. Prints "row NAME ITERATIONS" for each row.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 #include <valgrind/callgrind.h>
 
 #define ITERS 1000
@@ -588,6 +593,213 @@ static void run_reg(struct dev *d)
 	free(bg);
 }
 
+/* ---- siw: two RC QPs connected through rdma_cm ---------------------------- */
+
+static void cm_expect(struct rdma_event_channel *ch,
+		      enum rdma_cm_event_type type, struct rdma_cm_id **id)
+{
+	struct rdma_cm_event *ev;
+
+	CHECK(rdma_get_cm_event(ch, &ev));
+	if (ev->event != type) {
+		fprintf(stderr, "verbs_instr: rdma_cm event %s (status %d), expected %s\n",
+			rdma_event_str(ev->event), ev->status,
+			rdma_event_str(type));
+		exit(1);
+	}
+	if (id)
+		*id = ev->id;
+	rdma_ack_cm_event(ev);
+}
+
+/* Block until ch reports an event on cq (not measured). */
+static void wait_chan(struct ibv_comp_channel *ch, struct ibv_cq *cq)
+{
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	CHECK(ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
+	if (ev_cq != cq)
+		die("event on another CQ", EINVAL);
+	ibv_ack_cq_events(ev_cq, 1);
+}
+
+static void run_siw(const char *dev_name, const char *ip)
+{
+	struct rdma_event_channel *cch, *sch;
+	struct rdma_cm_id *lid, *id[2];
+	struct rdma_conn_param param = { .responder_resources = 4,
+					 .initiator_depth = 4 };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *scq[2], *rcq[2];
+	struct ibv_qp *qp[2];
+	struct ibv_send_wr *bad;
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc;
+	struct dev dd, *d = &dd;
+	int ret;
+
+	sin.sin_port = htons((uint16_t)(20900 + getpid() % 500));
+	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
+		die("inet_pton", EINVAL);
+	cch = rdma_create_event_channel();
+	sch = rdma_create_event_channel();
+	if (!cch || !sch)
+		die("rdma_create_event_channel", errno);
+	CHECK(rdma_create_id(sch, &lid, NULL, RDMA_PS_TCP));
+	CHECK(rdma_bind_addr(lid, (struct sockaddr *)&sin));
+	CHECK(rdma_listen(lid, 1));
+	CHECK(rdma_create_id(cch, &id[0], NULL, RDMA_PS_TCP));
+	CHECK(rdma_resolve_addr(id[0], NULL, (struct sockaddr *)&sin, 5000));
+	cm_expect(cch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL);
+	CHECK(rdma_resolve_route(id[0], 5000));
+	cm_expect(cch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL);
+	if (strcmp(ibv_get_device_name(id[0]->verbs->device), dev_name)) {
+		fprintf(stderr, "verbs_instr: %s resolves to %s, not %s\n", ip,
+			ibv_get_device_name(id[0]->verbs->device), dev_name);
+		exit(1);
+	}
+
+	/* one context (rdma_cm opens each device once): one PD, one MR */
+	memset(d, 0, sizeof(*d));
+	d->ctx = id[0]->verbs;
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (!d->pd)
+		die("ibv_alloc_pd", errno);
+	d->buf = aligned_alloc(4096, 2 * BUF);
+	if (!d->buf)
+		die("aligned_alloc", ENOMEM);
+	memset(d->buf, 0x5a, 2 * BUF);
+	d->mr = ibv_reg_mr(d->pd, d->buf, 2 * BUF,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ);
+	if (!d->mr)
+		die("ibv_reg_mr", errno);
+	ch = ibv_create_comp_channel(d->ctx);
+	if (!ch)
+		die("ibv_create_comp_channel", errno);
+	for (int i = 0; i < 2; i++) {
+		scq[i] = ibv_create_cq(d->ctx, 256, NULL, ch, 0);
+		rcq[i] = ibv_create_cq(d->ctx, 256, NULL, NULL, 0);
+		if (!scq[i] || !rcq[i])
+			die("ibv_create_cq", errno);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct ibv_qp_init_attr qa = {
+			.send_cq = scq[i], .recv_cq = rcq[i],
+			.cap = { .max_send_wr = 128, .max_recv_wr = 128,
+				 .max_send_sge = 1, .max_recv_sge = 1,
+				 .max_inline_data = MSG },
+			.qp_type = IBV_QPT_RC,
+		};
+
+		if (i == 1) {
+			CHECK(rdma_connect(id[0], &param));
+			cm_expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST, &id[1]);
+		}
+		CHECK(rdma_create_qp(id[i], d->pd, &qa));
+		qp[i] = id[i]->qp;
+	}
+	CHECK(rdma_accept(id[1], &param));
+	cm_expect(cch, RDMA_CM_EVENT_ESTABLISHED, NULL);
+	cm_expect(sch, RDMA_CM_EVENT_ESTABLISHED, NULL);
+
+	for (unsigned int i = 0; i < iters; i++) {
+		BEGIN();
+		END();
+	}
+	row_done("bracket");
+
+	for (unsigned int i = 0; i < iters; i++) {
+		struct ibv_sge s = sge(d, 0);
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &s, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF,
+				     .rkey = d->mr->rkey },
+		};
+
+		BEGIN();
+		ret = ibv_post_send(qp[0], &wr, &bad);
+		END();
+		CHECK(ret);
+		wait_one(scq[0], i);
+	}
+	row_done("siw_post_send_write");
+
+	for (unsigned int i = 0; i < iters; i++) {
+		struct ibv_sge s = sge(d, 0), rs = sge(d, BUF);
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &s, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		};
+		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &rs,
+					   .num_sge = 1 };
+
+		CHECK(ibv_post_recv(qp[1], &rwr, &rbad));
+		BEGIN();
+		ret = ibv_post_send(qp[0], &wr, &bad);
+		END();
+		CHECK(ret);
+		wait_one(scq[0], i);
+		wait_one(rcq[1], i);
+	}
+	row_done("siw_post_send_send");
+
+	for (unsigned int i = 0; i < iters; i++) {
+		struct ibv_sge s = sge(d, 0), rs = sge(d, BUF);
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &s, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		};
+		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &rs,
+					   .num_sge = 1 };
+
+		BEGIN();
+		ret = ibv_post_recv(qp[1], &rwr, &rbad);
+		END();
+		CHECK(ret);
+		CHECK(ibv_post_send(qp[0], &wr, &bad));
+		wait_one(scq[0], i);
+		wait_one(rcq[1], i);
+	}
+	row_done("siw_post_recv");
+
+	for (unsigned int i = 0; i < iters; i++) {
+		struct ibv_sge s = sge(d, 0);
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &s, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF,
+				     .rkey = d->mr->rkey },
+		};
+
+		CHECK(ibv_req_notify_cq(scq[0], 0));
+		CHECK(ibv_post_send(qp[0], &wr, &bad));
+		wait_chan(ch, scq[0]);
+		BEGIN();
+		ret = ibv_poll_cq(scq[0], 1, &wc);
+		END();
+		if (ret != 1 || wc.status != IBV_WC_SUCCESS || wc.wr_id != i ||
+		    wc.opcode != IBV_WC_RDMA_WRITE)
+			die("ibv_poll_cq returning 1 (siw)", EIO);
+	}
+	row_done("siw_poll_cq_1");
+
+	for (unsigned int i = 0; i < iters; i++) {
+		BEGIN();
+		ret = ibv_poll_cq(scq[0], 1, &wc);
+		END();
+		if (ret != 0)
+			die("ibv_poll_cq on an empty CQ (siw)", EIO);
+	}
+	row_done("siw_poll_cq_empty");
+	/* the rest goes with the process */
+}
+
 int main(int argc, char **argv)
 {
 	struct dev d;
@@ -602,6 +814,14 @@ int main(int argc, char **argv)
 	if (use_strace)
 		iters = 10;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[2], "siw")) {
+		if (argc < 5) {
+			fprintf(stderr, "usage: verbs_instr cg|strace siw DEV IP\n");
+			return 2;
+		}
+		run_siw(argv[3], argv[4]);
+		return 0;
+	}
 	dev_open(&d, argc > 3 ? argv[3] : "rxe0", argc > 4 ? atoi(argv[4]) : 1);
 	if (!strcmp(argv[2], "dp"))
 		run_dp(&d);

@@ -12,17 +12,14 @@
 
 #include "core.h"
 
-static ssize_t write_sys(int fd, const void *buf, size_t len)
-{
-	return write(fd, buf, len);
-}
-
 static int ioctl_sys(int fd, unsigned long request, void *arg)
 {
 	return ioctl(fd, request, arg);
 }
 
-ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len) = write_sys;
+/* write() itself, not a wrapper: the doorbell of every rxe/siw send calls
+ * it through here (provider.h) */
+ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len) = write;
 int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg) = ioctl_sys;
 
 /* Most commands fit; larger ones (none today) go to the heap. */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The send doorbell of the soft providers: the legacy uverbs POST_SEND
  * with no work request, which makes the kernel drain the send queue the
- * provider filled in shared memory. Built once per QP and written as is
- * on every post. Only the uAPI is needed, so the same file serves the
- * built-in providers (through the command layer's write seam, which the
- * fault-injection tests replace) and the rdma-core plug-ins (plugin/,
- * SV_PLUGIN_PROVIDER: a plain write()). */
+ * provider filled in shared memory. Built once per QP here and written as
+ * is on every post by sv_cmd_doorbell_ring (inline, lib/provider.h). Only
+ * the uAPI is needed, so the same code serves the built-in providers
+ * (through the command layer's write seam, which the fault-injection
+ * tests replace) and the rdma-core plug-ins (plugin/, SV_PLUGIN_PROVIDER:
+ * a plain write()). */
 #include "config.h"
 
 #include <errno.h>
@@ -13,12 +14,6 @@
 #include <unistd.h>
 
 #include "provider.h"
-#ifndef SV_PLUGIN_PROVIDER
-#include "core.h"
-#define doorbell_write(fd, buf, len) sv_cmd_write_fn(fd, buf, len)
-#else
-#define doorbell_write(fd, buf, len) write(fd, buf, len)
-#endif
 
 static void doorbell_fill(struct sv_doorbell *db, struct ibv_qp *qp)
 {
@@ -47,14 +42,8 @@ void sv_cmd_doorbell_init(struct sv_doorbell *db, struct ibv_qp *qp)
 	doorbell_fill(db, qp);
 }
 
-/* The hot path of every rxe send: no command builder. */
-int sv_cmd_doorbell_ring(struct sv_doorbell *db)
+int sv_cmd_doorbell_error(ssize_t n)
 {
-	const size_t len = sizeof(db->hdr) + sizeof(db->req);
-	ssize_t n = doorbell_write(db->fd, db, len);
-
-	if (n == (ssize_t)len)
-		return 0;
 	return n < 0 && errno ? errno : EIO;
 }
 

@@ -52,6 +52,7 @@ static struct {
 	atomic_int lock;         /* guards everything below (notes_lock) */
 	struct mr_note *slot;
 	size_t mask;             /* capacity - 1 (capacity a power of 2) */
+	unsigned int shift;      /* 64 - log2(capacity), for note_hash */
 	size_t count;
 	int to_map;              /* 1: fork safety on, MRs go to the map */
 } notes;
@@ -331,9 +332,14 @@ int sv_fork_range_del(void *base, size_t len)
 
 /* ---- MR notes ------------------------------------------------------------ */
 
+/* Fibonacci hashing: the top bits of the product. MR pointers come
+ * from malloc roughly in arithmetic progression, which this spreads
+ * evenly whatever the heap's (randomised) base, so probe runs, and the
+ * cost of a note, do not change from run to run. notes.lock held. */
 static size_t note_hash(const void *mr)
 {
-	return (size_t)(((uintptr_t)mr >> 4) * 0x9e3779b97f4a7c15ull >> 32);
+	return (size_t)((((uint64_t)(uintptr_t)mr >> 4) *
+			 0x9e3779b97f4a7c15ull) >> notes.shift);
 }
 
 /* Room for one more note; notes.lock held. 0 or -ENOMEM. */
@@ -351,6 +357,7 @@ static int notes_reserve(void)
 		return -ENOMEM;
 	notes.slot = fresh;
 	notes.mask = cap - 1;
+	notes.shift = 64 - (unsigned int)__builtin_ctzll((unsigned long long)cap);
 	for (size_t i = 0; i < old_cap; i++) {
 		size_t j;
 

@@ -34,8 +34,11 @@
 #ifndef SV_PROVIDER_H
 #define SV_PROVIDER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -433,6 +436,32 @@ int sv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int sv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct sv_udata *udata);
 int sv_cmd_destroy_qp(struct ibv_qp *qp);
+
+/* ---- the data path's lock (rxe and siw queues) ----------------------------
+ * Uncontended, one atomic exchange and one store, inline
+ * (pthread_spin_lock/unlock are calls through the PLT, a sixth of a
+ * post_send). Contended, it spins on a plain load. */
+typedef struct {
+	atomic_int held;
+} sv_lock_t;
+
+static inline void sv_lock_init(sv_lock_t *l)
+{
+	atomic_init(&l->held, 0);
+}
+
+static inline void sv_lock(sv_lock_t *l)
+{
+	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+		while (atomic_load_explicit(&l->held, memory_order_relaxed))
+			;
+}
+
+static inline void sv_unlock(sv_lock_t *l)
+{
+	atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+
 /* Legacy POST_SEND with no work requests: the doorbell of rxe and siw,
  * which makes the kernel look at the send queue. */
 int sv_cmd_post_send_doorbell(struct ibv_qp *qp);
@@ -447,7 +476,28 @@ struct sv_doorbell {
 	int fd;
 };
 void sv_cmd_doorbell_init(struct sv_doorbell *db, struct ibv_qp *qp);
-int sv_cmd_doorbell_ring(struct sv_doorbell *db);
+/* What a doorbell write() that did not write it all means: errno, or EIO
+ * for a short write. */
+int sv_cmd_doorbell_error(ssize_t n);
+#define SV_DOORBELL_LEN                                                        \
+	(sizeof(struct ib_uverbs_cmd_hdr) + sizeof(struct ib_uverbs_post_send))
+/* The write(): the command layer's seam (tests replace it) in the
+ * library, plain write() in the plug-ins. */
+#ifdef SV_PLUGIN_PROVIDER
+#define sv_doorbell_write write
+#else
+extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len);
+#define sv_doorbell_write sv_cmd_write_fn
+#endif
+/* Inline: the hot path of every rxe send is this one write(). */
+static inline int sv_cmd_doorbell_ring(struct sv_doorbell *db)
+{
+	ssize_t n = sv_doorbell_write(db->fd, db, SV_DOORBELL_LEN);
+
+	if (__builtin_expect(n == (ssize_t)SV_DOORBELL_LEN, 1))
+		return 0;
+	return sv_cmd_doorbell_error(n);
+}
 
 /* AH: fills ah (context, pd, handle). */
 int sv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,

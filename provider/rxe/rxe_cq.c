@@ -43,7 +43,7 @@ static int map_cq(struct rxe_cq *cq, struct ibv_context *ctx,
 		return EPROTO;
 	}
 	cq->cons = rxe_queue_read_cons(&cq->q);
-	rxe_lock_init(&cq->lock);
+	sv_lock_init(&cq->lock);
 	return 0;
 }
 
@@ -79,35 +79,82 @@ err_free:
 	return NULL;
 }
 
-static void copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
+/* One CQE into *wc: one 48-byte block (struct ib_uverbs_wc is laid out
+ * as ibv_wc), then the flags when the kernel set more than GRH/WITH_IMM
+ * (rdma-core copies the kernel's flags unchanged and so reports a
+ * received invalidation as IBV_WC_IP_CSUM_OK). */
+static inline __attribute__((always_inline)) void
+copy_cqe(struct ibv_wc *wc, const struct rxe_queue_buf *buf, uint32_t cons,
+	 uint32_t log2)
 {
+	const struct ib_uverbs_wc *cqe =
+		(const void *)(buf->data + ((size_t)cons << log2));
+	const uint32_t k = cqe->wc_flags;
+
 	memcpy(wc, cqe, sizeof(*wc));
-	/* rdma-core copies the kernel's flags unchanged and so reports a
-	 * received invalidation as IBV_WC_IP_CSUM_OK */
-	wc->wc_flags = rxe_wc_flags(cqe->wc_flags);
+	if (__builtin_expect(k > 3, 0))
+		wc->wc_flags = rxe_wc_flags(k);
+}
+
+/* The end of every poll that took n > 0 CQEs: our index, then one
+ * release for the whole batch (the kernel only needs to see the slots
+ * free before it wraps round to them), then the lock. */
+static inline __attribute__((always_inline)) int
+poll_done(struct rxe_cq *cq, struct rxe_queue_buf *buf, uint32_t cons, int n)
+{
+	cq->cons = cons;
+	atomic_store_explicit((_Atomic uint32_t *)&buf->consumer_index, cons,
+			      memory_order_release);
+	sv_unlock(&cq->lock);
+	return n;
+}
+
+/* More than one CQE to take (n of them); cq->lock held. */
+static int __attribute__((noinline))
+poll_many(struct rxe_cq *cq, struct rxe_queue_buf *buf, struct ibv_wc *wc,
+	  uint32_t n)
+{
+	const uint32_t mask = cq->q.mask, log2 = cq->q.log2_elem;
+	uint32_t cons = cq->cons;
+
+	for (uint32_t i = 0; i < n; i++) {
+		copy_cqe(&wc[i], buf, cons, log2);
+		cons = (cons + 1) & mask;
+	}
+	return poll_done(cq, buf, cons, (int)n);
 }
 
 int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct rxe_cq *cq = to_rxe_cq(ibcq);
-	const struct ib_uverbs_wc *cqe;
-	int n = 0;
+	struct rxe_queue_buf *buf;
+	uint32_t cons, avail;
 
-	rxe_lock(&cq->lock);
-	if (!cq->q.buf) {
-		rxe_unlock(&cq->lock);
+	if (__builtin_expect(num_entries <= 0, 0))
+		return 0;
+	sv_lock(&cq->lock);
+	/* locals: the stores into wc[] could alias cq as far as the
+	 * compiler knows */
+	buf = cq->q.buf;
+	if (__builtin_expect(!buf, 0)) {
+		sv_unlock(&cq->lock);
 		return -EIO; /* lost its ring in a failed resize */
 	}
-	while (n < num_entries && (cqe = rxe_cq_peek(cq))) {
-		copy_wc(&wc[n++], cqe);
-		rxe_cq_pop(cq);
+	cons = cq->cons;
+	avail = (atomic_load_explicit((_Atomic uint32_t *)&buf->producer_index,
+				      memory_order_acquire) -
+		 cons) & cq->q.mask;
+	if (!avail) {
+		sv_unlock(&cq->lock);
+		return 0;
 	}
-	/* one release for the whole batch: the kernel only needs to see the
-	 * slots free before it wraps round to them */
-	if (n)
-		rxe_cq_release(cq);
-	rxe_unlock(&cq->lock);
-	return n;
+	if (__builtin_expect(avail > 1 && num_entries > 1, 0))
+		return poll_many(cq, buf, wc,
+				 avail < (uint32_t)num_entries ?
+					 avail :
+					 (uint32_t)num_entries);
+	copy_cqe(wc, buf, cons, cq->q.log2_elem);
+	return poll_done(cq, buf, (cons + 1) & cq->q.mask, 1);
 }
 
 int rxe_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -127,10 +174,10 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	/* Held across the command: the kernel copies the unread entries
 	 * into the new ring, so nobody may consume from the old one
 	 * meanwhile. */
-	rxe_lock(&cq->lock);
+	sv_lock(&cq->lock);
 	ret = sv_cmd_resize_cq(ibcq, cqe, &udata);
 	if (ret) {
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 		sv_err("RESIZE_CQ to %d entries failed: %s", cqe,
 		       strerror(ret));
 		return ret;
@@ -141,7 +188,7 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 		cq->q = fresh;
 		cq->cons = rxe_queue_read_cons(&cq->q);
 	}
-	rxe_unlock(&cq->lock);
+	sv_unlock(&cq->lock);
 	return ret;
 }
 
@@ -191,15 +238,15 @@ static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 		sv_err("ibv_start_poll: comp_mask %#x is not 0", attr->comp_mask);
 		return EINVAL;
 	}
-	rxe_lock(&cq->lock);
+	sv_lock(&cq->lock);
 	if (!cq->q.buf) {
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 		return EIO;
 	}
 	ret = load_cur(cq);
 	/* ENOENT: the caller does not call end_poll */
 	if (ret)
-		rxe_unlock(&cq->lock);
+		sv_unlock(&cq->lock);
 	return ret;
 }
 
@@ -220,7 +267,7 @@ static void cq_end_poll(struct ibv_cq_ex *cqx)
 		rxe_cq_pop(cq);
 	cq->cur = NULL;
 	rxe_cq_release(cq);
-	rxe_unlock(&cq->lock);
+	sv_unlock(&cq->lock);
 }
 
 static enum ibv_wc_opcode cq_read_opcode(struct ibv_cq_ex *cqx)

@@ -18,37 +18,11 @@
 #include "provider.h"
 #include "rxe_queue.h"
 
-/* ---- locks --------------------------------------------------------------- */
-
-/* The data path's lock: uncontended, one atomic exchange and one store,
- * inline (pthread_spin_lock/unlock are calls through the PLT, a sixth of
- * a post_send). Contended, it spins on a plain load. */
-typedef struct {
-	atomic_int held;
-} rxe_lock_t;
-
-static inline void rxe_lock_init(rxe_lock_t *l)
-{
-	atomic_init(&l->held, 0);
-}
-
-static inline void rxe_lock(rxe_lock_t *l)
-{
-	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
-		while (atomic_load_explicit(&l->held, memory_order_relaxed))
-			;
-}
-
-static inline void rxe_unlock(rxe_lock_t *l)
-{
-	atomic_store_explicit(&l->held, 0, memory_order_release);
-}
-
 /* ---- objects ------------------------------------------------------------ */
 
 /* A queue we produce into: a send, receive or shared receive queue. */
 struct rxe_wq {
-	rxe_lock_t lock;         /* guards prod and the elements past it */
+	sv_lock_t lock;          /* guards prod and the elements past it */
 	struct rxe_queue q;      /* unmapped: the QP receives from an SRQ */
 	uint32_t prod;           /* our producer index, private copy */
 	uint32_t max_sge;        /* what the kernel granted */
@@ -57,7 +31,7 @@ struct rxe_wq {
 
 struct rxe_cq {
 	struct sv_cq core;       /* first */
-	rxe_lock_t lock;         /* guards q, cons and cur */
+	sv_lock_t lock;          /* guards q, cons and cur */
 	struct rxe_queue q;      /* unmapped after a failed resize */
 	uint32_t cons;           /* our consumer index, private copy */
 	/* ex polling: the entry between start_poll and end_poll (the lock
@@ -69,8 +43,10 @@ struct rxe_cq {
 struct rxe_wr_batch {
 	struct rxe_send_wqe *wqe; /* the WQE being written (at sq.prod) */
 	int err;                  /* first error of the batch, positive */
+	/* the open WQE needs checks at close: UD QPs (the address) and
+	 * atomics (8 local bytes) */
+	int check;
 	uint32_t start_prod;      /* where the batch began, to rewind */
-	uint32_t start_ssn;
 };
 
 struct rxe_qp {
@@ -79,6 +55,15 @@ struct rxe_qp {
 	struct rxe_wq rq;
 	uint32_t ssn;            /* send sequence number of the next WQE */
 	uint32_t ops_ok;         /* bit n: opcode n may be posted here */
+	/* the opcodes of ops_ok whose WQE takes wr.rdma (connected QPs:
+	 * all but atomics and BIND_MW; none on UD) */
+	uint32_t rdma_ops;
+	/* rdma_ops when the send queue takes an SGE, else 0: what
+	 * rxe_post_send's fast path takes */
+	uint32_t fast_ops;
+	/* UD QPs: the opcodes of ops_ok when the send queue takes an SGE,
+	 * else 0 (rxe_post_send's fast path with an AH) */
+	uint32_t ud_ops;
 	struct rxe_wr_batch batch;
 	struct sv_doorbell db;   /* rung without sq.lock */
 };
@@ -178,6 +163,10 @@ static inline int rxe_sq_accepts(enum ibv_qp_state state)
 	 (1u << IBV_WR_SEND) | (1u << IBV_WR_SEND_WITH_IMM) |                  \
 	 (1u << IBV_WR_SEND_WITH_INV))
 
+/* The atomics: 8 local bytes, an aligned remote word. */
+#define RXE_ATOMIC_OPS                                                         \
+	((1u << IBV_WR_ATOMIC_CMP_AND_SWP) | (1u << IBV_WR_ATOMIC_FETCH_AND_ADD))
+
 /* The send-queue primitives (rxe_sq.c and the ex send API); sq.lock
  * held.
  * rxe_sq_reserve: the next free WQE slot, or NULL when the queue is
@@ -217,16 +206,9 @@ static inline void rxe_sq_publish(struct rxe_qp *qp)
 
 /* The doorbell: the kernel's requester runs over every published WQE.
  * Rung without sq.lock: a later ring covers earlier publishes, and each
- * publisher rings after its own. 0 or a positive errno. */
-static inline int rxe_sq_ring(struct rxe_qp *qp)
-{
-	int ret = sv_cmd_doorbell_ring(&qp->db);
-
-	if (ret)
-		sv_err("QP %#x: doorbell failed: %s", qp->core.qp.qp_num,
-		       strerror(ret));
-	return ret;
-}
+ * publisher rings after its own. 0 or a positive errno (logged). Out of
+ * line, so that the posting verbs end in a tail call to it. */
+int rxe_sq_ring(struct rxe_qp *qp);
 /* Check one WR and write it as the next WQE (reserve + fill + commit);
  * sq.lock held. 0 or a positive errno (EINVAL, ENOMEM when full). A WR
  * found bad is left uncommitted in its slot: the kernel never sees it. */

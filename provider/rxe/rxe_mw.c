@@ -79,10 +79,10 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 
 	/* a bind gives the window a new key: same index, next tag */
 	rkey = ibv_inc_rkey(mw->rkey);
-	rxe_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	wqe = rxe_sq_reserve(qp);
 	if (!wqe) {
-		rxe_unlock(&qp->sq.lock);
+		sv_unlock(&qp->sq.lock);
 		return ENOMEM;
 	}
 	wqe->wr.wr_id = mw_bind->wr_id;
@@ -97,7 +97,7 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	wqe->wr.wr.mw.access = bi->mw_access_flags;
 	rxe_sq_commit(qp, wqe);
 	rxe_sq_publish(qp);
-	rxe_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	ret = rxe_sq_ring(qp);
 	/* the WQE is queued even when the doorbell failed: the key it will
 	 * carry is the new one either way */

@@ -42,7 +42,7 @@ int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi,
 	wq->max_sge = clamp_u32(max_sge, room / sizeof(struct rxe_sge));
 	wq->max_inline = clamp_u32(max_inline, room);
 	wq->prod = rxe_queue_read_prod(&wq->q);
-	rxe_lock_init(&wq->lock);
+	sv_lock_init(&wq->lock);
 	return 0;
 }
 
@@ -173,6 +173,18 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	if (!ibqp)
 		return NULL;
 	to_rxe_qp(ibqp)->ops_ok = rxe_sq_ops(attr->qp_type);
+	to_rxe_qp(ibqp)->rdma_ops =
+		attr->qp_type == IBV_QPT_UD ?
+			0 :
+			to_rxe_qp(ibqp)->ops_ok &
+				~(RXE_ATOMIC_OPS | (1u << IBV_WR_BIND_MW));
+	to_rxe_qp(ibqp)->fast_ops = to_rxe_qp(ibqp)->sq.max_sge ?
+					    to_rxe_qp(ibqp)->rdma_ops :
+					    0;
+	to_rxe_qp(ibqp)->ud_ops = attr->qp_type == IBV_QPT_UD &&
+						  to_rxe_qp(ibqp)->sq.max_sge ?
+					  to_rxe_qp(ibqp)->ops_ok :
+					  0;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		rxe_qp_ex_init(to_rxe_qp(ibqp));
 	return ibqp;
@@ -199,10 +211,10 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 {
 	int posted = 0, ret = 0;
 
-	rxe_lock(&wq->lock);
+	sv_lock(&wq->lock);
 	if (!wq->q.buf) {
 		/* an SRQ whose ring was lost in a failed resize */
-		rxe_unlock(&wq->lock);
+		sv_unlock(&wq->lock);
 		*bad_wr = wr;
 		return EIO;
 	}
@@ -248,7 +260,7 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 	}
 	if (posted)
 		rxe_queue_publish_prod(&wq->q, wq->prod);
-	rxe_unlock(&wq->lock);
+	sv_unlock(&wq->lock);
 	if (ret)
 		*bad_wr = wr;
 	return ret;

@@ -16,137 +16,229 @@
 
 #include "rxe_dp.h"
 
-static struct rxe_qp *qpx_to_rxe(struct ibv_qp_ex *qpx)
+static inline struct rxe_qp *qpx_to_rxe(struct ibv_qp_ex *qpx)
 {
 	return to_rxe_qp(&qpx->qp_base);
 }
 
-static void fail(struct rxe_wr_batch *b, int err)
+static void __attribute__((noinline, cold)) fail(struct rxe_wr_batch *b,
+						 int err)
 {
 	if (!b->err)
 		b->err = err;
 	b->wqe = NULL;
 }
 
-static int is_atomic(uint32_t opcode)
-{
-	return opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* Commit the open WQE, if any, after the checks that need the whole WR. */
-static void close_wqe(struct rxe_qp *qp)
+/* The checks that need the whole WR, for the WQEs that have any (UD:
+ * the address; atomics: 8 local bytes). 0, or the batch failed. */
+static int __attribute__((noinline)) close_checks(struct rxe_qp *qp,
+						  struct rxe_send_wqe *wqe)
 {
 	struct rxe_wr_batch *b = &qp->batch;
-	struct rxe_send_wqe *wqe = b->wqe;
 
-	if (!wqe)
-		return;
+	b->check = qp->core.qp.qp_type == IBV_QPT_UD;
 	if (qp->core.qp.qp_type == IBV_QPT_UD && !wqe->wr.wr.ud.ah_num) {
 		sv_err("QP %#x: a UD work request without ibv_wr_set_ud_addr",
 		       qp->core.qp.qp_num);
 		fail(b, EINVAL);
-		return;
+		return EINVAL;
 	}
-	if (is_atomic(wqe->wr.opcode) && wqe->dma.length < 8) {
+	if ((RXE_ATOMIC_OPS & (1u << wqe->wr.opcode)) &&
+	    wqe->dma.length < 8) {
 		sv_err("QP %#x: atomics need 8 local bytes", qp->core.qp.qp_num);
 		fail(b, EINVAL);
-		return;
+		return EINVAL;
 	}
-	rxe_sq_commit(qp, wqe);
+	return 0;
+}
+
+/* Commit the open WQE, if any (b->wqe), after the checks that need the
+ * whole WR when it has any (b->check). */
+static inline __attribute__((always_inline)) void
+close_wqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	struct rxe_wr_batch *b = &qp->batch;
+
+	if (__builtin_expect(b->check, 0) && close_checks(qp, wqe))
+		return;
+	wqe->ssn = qp->ssn++;
+	qp->sq.prod = rxe_queue_next(&qp->sq.q, qp->sq.prod);
 	b->wqe = NULL;
 }
 
-/* Open the next WQE for opcode; NULL (and the batch failed) when the
- * QP cannot post it or the queue is full. */
-static struct rxe_send_wqe *open_wqe(struct ibv_qp_ex *qpx, uint32_t opcode)
+/* Opening a WQE when it is not the batch's plain case: a WQE still
+ * open, a failed batch, an opcode the QP cannot post, a full queue. */
+static struct rxe_send_wqe * __attribute__((noinline))
+open_wqe_slow(struct rxe_qp *qp, uint32_t opcode)
 {
-	struct rxe_qp *qp = qpx_to_rxe(qpx);
 	struct rxe_wr_batch *b = &qp->batch;
 	struct rxe_send_wqe *wqe;
 
-	close_wqe(qp);
+	if (b->wqe)
+		close_wqe(qp, b->wqe);
 	if (b->err)
 		return NULL;
 	if (!(qp->ops_ok & (1u << opcode))) {
 		sv_err("QP %#x: opcode %u is not valid on this QP type (%d)",
-		       qpx->qp_base.qp_num, opcode, (int)qpx->qp_base.qp_type);
+		       qp->core.qp.qp_num, opcode, (int)qp->core.qp.qp_type);
 		fail(b, EINVAL);
 		return NULL;
 	}
 	wqe = rxe_sq_reserve(qp);
 	if (!wqe) {
-		sv_dbg("QP %#x: send queue full", qpx->qp_base.qp_num);
+		sv_dbg("QP %#x: send queue full", qp->core.qp.qp_num);
 		fail(b, ENOMEM);
 		return NULL;
 	}
+	return wqe;
+}
+
+/* The WQE header from the WR fields of qpx. */
+static inline __attribute__((always_inline)) void
+wqe_header(struct ibv_qp_ex *qpx, struct rxe_send_wqe *wqe, uint32_t opcode)
+{
+	struct rxe_wr_batch *b = &qpx_to_rxe(qpx)->batch;
+
 	wqe->wr.wr_id = qpx->wr_id;
 	wqe->wr.opcode = opcode;
 	wqe->wr.send_flags = qpx->wr_flags & ~(uint32_t)IBV_SEND_INLINE;
 	wqe->wr.ex.imm_data = 0;
-	if (qpx->qp_base.qp_type == IBV_QPT_UD)
+	if (__builtin_expect(b->check, 0))
 		wqe->wr.wr.ud.ah_num = 0; /* until wr_set_ud_addr */
 	b->wqe = wqe;
+}
+
+/* The plain case of opening the next WQE for opcode (nothing open, the
+ * batch fine, the opcode allowed, room in the ring), header written;
+ * NULL for anything else, which open_wqe handles. */
+static inline __attribute__((always_inline)) struct rxe_send_wqe *
+open_wqe_fast(struct ibv_qp_ex *qpx, uint32_t opcode)
+{
+	struct rxe_qp *qp = qpx_to_rxe(qpx);
+	struct rxe_wr_batch *b = &qp->batch;
+	struct rxe_send_wqe *wqe;
+
+	if (__builtin_expect((uintptr_t)b->wqe | (uint32_t)b->err, 0) ||
+	    __builtin_expect(!(qp->ops_ok & (1u << opcode)), 0) ||
+	    __builtin_expect(rxe_queue_next(&qp->sq.q, qp->sq.prod) ==
+				     rxe_queue_kernel_cons(&qp->sq.q),
+			     0))
+		return NULL;
+	wqe = rxe_queue_elem(&qp->sq.q, qp->sq.prod);
+	memset(&wqe->status, 0,
+	       offsetof(struct rxe_send_wqe, dma.sge) -
+		       offsetof(struct rxe_send_wqe, status));
+	wqe_header(qpx, wqe, opcode);
+	return wqe;
+}
+
+/* Open the next WQE for opcode and write its header; NULL (and the
+ * batch failed) when the QP cannot post it or the queue is full. */
+static struct rxe_send_wqe *open_wqe(struct ibv_qp_ex *qpx, uint32_t opcode)
+{
+	struct rxe_send_wqe *wqe = open_wqe_fast(qpx, opcode);
+
+	if (__builtin_expect(!!wqe, 1))
+		return wqe;
+	wqe = open_wqe_slow(qpx_to_rxe(qpx), opcode);
+	if (wqe)
+		wqe_header(qpx, wqe, opcode);
 	return wqe;
 }
 
 /* The WQE a setter completes; NULL (and the batch failed) when none. */
-static struct rxe_send_wqe *open_for_set(struct ibv_qp_ex *qpx)
+static struct rxe_send_wqe * __attribute__((noinline, cold))
+no_wqe_for_set(struct ibv_qp_ex *qpx)
 {
 	struct rxe_wr_batch *b = &qpx_to_rxe(qpx)->batch;
 
-	if (!b->wqe && !b->err) {
+	if (!b->err) {
 		sv_err("QP %#x: ibv_wr_set_* with no work request open",
 		       qpx->qp_base.qp_num);
 		fail(b, EINVAL);
 	}
-	return b->wqe;
+	return NULL;
+}
+
+static inline struct rxe_send_wqe *open_for_set(struct ibv_qp_ex *qpx)
+{
+	struct rxe_send_wqe *wqe = qpx_to_rxe(qpx)->batch.wqe;
+
+	if (__builtin_expect(!wqe, 0))
+		return no_wqe_for_set(qpx);
+	return wqe;
 }
 
 /* ---- batch ------------------------------------------------------------- */
+
+static void __attribute__((noinline, cold)) start_refused(struct rxe_qp *qp)
+{
+	sv_err("QP %#x: cannot post sends in state %d (needs RTS)",
+	       qp->core.qp.qp_num, (int)qp->core.qp.state);
+	fail(&qp->batch, EINVAL);
+}
 
 static void wr_start(struct ibv_qp_ex *qpx)
 {
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
 	struct rxe_wr_batch *b = &qp->batch;
 
-	rxe_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	b->wqe = NULL;
-	b->err = 0;
 	b->start_prod = qp->sq.prod;
-	b->start_ssn = qp->ssn;
-	if (!rxe_sq_accepts(qpx->qp_base.state)) {
-		sv_err("QP %#x: cannot post sends in state %d (needs RTS)",
-		       qpx->qp_base.qp_num, (int)qpx->qp_base.state);
-		fail(b, EINVAL);
-	}
+	b->check = qp->core.qp.qp_type == IBV_QPT_UD;
+	b->err = 0;
+	if (__builtin_expect(!rxe_sq_accepts(qpx->qp_base.state), 0))
+		start_refused(qp);
 }
 
+/* Forget the batch: the kernel never saw its WQEs. */
 static void rewind_batch(struct rxe_qp *qp)
 {
+	qp->ssn -= (qp->sq.prod - qp->batch.start_prod) & qp->sq.q.mask;
 	qp->sq.prod = qp->batch.start_prod;
-	qp->ssn = qp->batch.start_ssn;
 	qp->batch.wqe = NULL;
+}
+
+static int __attribute__((noinline)) complete_slow(struct rxe_qp *qp)
+{
+	struct rxe_wr_batch *b = &qp->batch;
+	int ret;
+
+	if (b->wqe)
+		close_wqe(qp, b->wqe);
+	ret = b->err;
+	if (ret) {
+		rewind_batch(qp);
+		sv_unlock(&qp->sq.lock);
+		return ret;
+	}
+	if (qp->sq.prod == b->start_prod) {
+		sv_unlock(&qp->sq.lock);
+		return 0;
+	}
+	rxe_sq_publish(qp);
+	sv_unlock(&qp->sq.lock);
+	return rxe_sq_ring(qp);
 }
 
 static int wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
 	struct rxe_wr_batch *b = &qp->batch;
-	int ret, posted = 0;
+	struct rxe_send_wqe *wqe = b->wqe;
+	uint32_t prod;
 
-	close_wqe(qp);
-	ret = b->err;
-	if (ret) {
-		rewind_batch(qp);
-	} else if (qp->sq.prod != b->start_prod) {
-		rxe_sq_publish(qp);
-		posted = 1;
-	}
-	rxe_unlock(&qp->sq.lock);
-	if (posted)
-		ret = rxe_sq_ring(qp);
-	return ret;
+	/* the plain case: one WQE open, nothing to check, no error */
+	if (__builtin_expect(!wqe || b->check, 0))
+		return complete_slow(qp);
+	wqe->ssn = qp->ssn++;
+	prod = rxe_queue_next(&qp->sq.q, qp->sq.prod);
+	qp->sq.prod = prod;
+	b->wqe = NULL;
+	rxe_queue_publish_prod(&qp->sq.q, prod);
+	sv_unlock(&qp->sq.lock);
+	return rxe_sq_ring(qp);
 }
 
 static void wr_abort(struct ibv_qp_ex *qpx)
@@ -154,14 +246,20 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	struct rxe_qp *qp = qpx_to_rxe(qpx);
 
 	rewind_batch(qp);
-	rxe_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 }
 
 /* ---- opcodes ------------------------------------------------------------ */
 
-static void wr_send(struct ibv_qp_ex *qpx)
+static void __attribute__((noinline)) send_slow(struct ibv_qp_ex *qpx)
 {
 	open_wqe(qpx, IBV_WR_SEND);
+}
+
+static void wr_send(struct ibv_qp_ex *qpx)
+{
+	if (__builtin_expect(!open_wqe_fast(qpx, IBV_WR_SEND), 0))
+		send_slow(qpx);
 }
 
 static void wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
@@ -180,21 +278,33 @@ static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 		wqe->wr.ex.invalidate_rkey = invalidate_rkey;
 }
 
-static void set_rdma(struct rxe_send_wqe *wqe, uint32_t rkey,
-		     uint64_t remote_addr)
+static inline void set_rdma(struct rxe_send_wqe *wqe, uint32_t rkey,
+			    uint64_t remote_addr)
 {
 	wqe->wr.wr.rdma.remote_addr = remote_addr;
 	wqe->wr.wr.rdma.rkey = rkey;
 	wqe->iova = remote_addr;
 }
 
-static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-			  uint64_t remote_addr)
+/* The RDMA opcodes past their plain case. */
+static void __attribute__((noinline))
+rdma_slow(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
+	  uint64_t remote_addr)
 {
-	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_RDMA_WRITE);
+	struct rxe_send_wqe *wqe = open_wqe(qpx, opcode);
 
 	if (wqe)
 		set_rdma(wqe, rkey, remote_addr);
+}
+
+static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			  uint64_t remote_addr)
+{
+	struct rxe_send_wqe *wqe = open_wqe_fast(qpx, IBV_WR_RDMA_WRITE);
+
+	if (__builtin_expect(!wqe, 0))
+		return rdma_slow(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr);
+	set_rdma(wqe, rkey, remote_addr);
 }
 
 static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -211,10 +321,11 @@ static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
 static void wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
 			 uint64_t remote_addr)
 {
-	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_RDMA_READ);
+	struct rxe_send_wqe *wqe = open_wqe_fast(qpx, IBV_WR_RDMA_READ);
 
-	if (wqe)
-		set_rdma(wqe, rkey, remote_addr);
+	if (__builtin_expect(!wqe, 0))
+		return rdma_slow(qpx, IBV_WR_RDMA_READ, rkey, remote_addr);
+	set_rdma(wqe, rkey, remote_addr);
 }
 
 static void set_atomic(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
@@ -236,6 +347,7 @@ static void set_atomic(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
 	wqe->wr.wr.atomic.swap = swap;
 	wqe->wr.wr.atomic.rkey = rkey;
 	wqe->iova = remote_addr;
+	qpx_to_rxe(qpx)->batch.check = 1; /* 8 local bytes, at close */
 }
 
 static void wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -290,6 +402,12 @@ static void set_len(struct rxe_send_wqe *wqe, uint32_t len, uint32_t nsge)
 	wqe->dma.num_sge = nsge;
 }
 
+static void __attribute__((noinline, cold)) no_sges(struct ibv_qp_ex *qpx)
+{
+	sv_err("QP %#x: the send queue takes no SGEs", qpx->qp_base.qp_num);
+	fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+}
+
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		       uint32_t length)
 {
@@ -297,12 +415,8 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 
 	if (!wqe)
 		return;
-	if (!qpx_to_rxe(qpx)->sq.max_sge) {
-		sv_err("QP %#x: the send queue takes no SGEs",
-		       qpx->qp_base.qp_num);
-		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
-		return;
-	}
+	if (__builtin_expect(!qpx_to_rxe(qpx)->sq.max_sge, 0))
+		return no_sges(qpx);
 	wqe->dma.sge[0] = (struct rxe_sge){ .addr = addr, .length = length,
 					    .lkey = lkey };
 	set_len(wqe, length, 1);

@@ -172,23 +172,47 @@ static inline __attribute__((always_inline)) int fill_data(struct rxe_qp *qp, st
 	return 0;
 }
 
+static int __attribute__((noinline, cold))
+ring_failed(struct rxe_qp *qp, ssize_t n)
+{
+	int ret = sv_cmd_doorbell_error(n);
+
+	sv_err("QP %#x: doorbell failed: %s", qp->core.qp.qp_num,
+	       strerror(ret));
+	return ret;
+}
+
+int rxe_sq_ring(struct rxe_qp *qp)
+{
+	ssize_t n = sv_doorbell_write(qp->db.fd, &qp->db, SV_DOORBELL_LEN);
+
+	if (__builtin_expect(n == (ssize_t)SV_DOORBELL_LEN, 1))
+		return 0;
+	return ring_failed(qp, n);
+}
+
 static inline __attribute__((always_inline)) int
 post_one(struct rxe_qp *qp, const struct ibv_send_wr *wr)
 {
+	/* everything read from the WR before anything is written: the
+	 * compiler cannot know the WQE does not alias it */
+	const uint32_t opcode = (uint32_t)wr->opcode;
+	const uint32_t flags = wr->send_flags;
+	const int nsge = wr->num_sge;
+	const struct ibv_sge *sg = wr->sg_list;
 	struct rxe_send_wqe *wqe;
+	uint32_t bit;
 	int ret;
 
-	if ((unsigned int)wr->opcode >= 32 ||
-	    !(qp->ops_ok & (1u << wr->opcode))) {
+	if (opcode >= 32 || !(qp->ops_ok & (bit = 1u << opcode))) {
 		sv_err("QP %#x: opcode %d is not valid on this QP type (%d)",
-		       qp->core.qp.qp_num, (int)wr->opcode,
+		       qp->core.qp.qp_num, (int)opcode,
 		       (int)qp->core.qp.qp_type);
 		return EINVAL;
 	}
-	if ((uint32_t)wr->num_sge > qp->sq.max_sge ||
-	    (wr->num_sge && !wr->sg_list)) {
+	if ((uint32_t)nsge > qp->sq.max_sge || (nsge && !sg)) {
 		sv_err("QP %#x: %d SGEs (sg_list %p), the send queue takes %u",
-		       qp->core.qp.qp_num, wr->num_sge, (void *)wr->sg_list,
+		       qp->core.qp.qp_num, nsge, (const void *)sg,
 		       qp->sq.max_sge);
 		return EINVAL;
 	}
@@ -198,17 +222,38 @@ post_one(struct rxe_qp *qp, const struct ibv_send_wr *wr)
 		return ENOMEM;
 	}
 	wqe->wr.wr_id = wr->wr_id;
-	wqe->wr.opcode = wr->opcode;
-	wqe->wr.send_flags = wr->send_flags;
+	wqe->wr.opcode = opcode;
+	wqe->wr.send_flags = flags;
 	/* one word: immediate data (network order) or the rkey to
 	 * invalidate, as in ibv_send_wr */
 	wqe->wr.ex.imm_data = wr->imm_data;
-	ret = fill_op(qp, wqe, wr);
-	if (!ret)
+	if (__builtin_expect(!!(bit & qp->rdma_ops), 1)) {
+		/* connected QPs, every opcode but atomics and BIND_MW: the
+		 * rdma part is all the kernel may read (only for the RDMA
+		 * opcodes; rdma-core writes it for all of them too) */
+		wqe->wr.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->wr.wr.rdma.rkey = wr->wr.rdma.rkey;
+		wqe->iova = wr->wr.rdma.remote_addr;
+	} else {
+		ret = fill_op(qp, wqe, wr);
+		if (ret)
+			return ret;
+	}
+	if (__builtin_expect(nsge == 1 && !(flags & IBV_SEND_INLINE), 1) &&
+	    !(bit & RXE_ATOMIC_OPS)) {
+		const uint32_t len = sg->length;
+
+		memcpy(&wqe->dma.sge[0], sg, sizeof(struct rxe_sge));
+		wqe->dma.length = len;
+		wqe->dma.resid = len;
+		wqe->dma.num_sge = 1;
+	} else {
 		ret = fill_data(qp, wqe, wr);
-	if (!ret)
-		rxe_sq_commit(qp, wqe);
-	return ret;
+		if (ret)
+			return ret;
+	}
+	rxe_sq_commit(qp, wqe);
+	return 0;
 }
 
 int rxe_sq_post_wr(struct rxe_qp *qp, const struct ibv_send_wr *wr)
@@ -216,12 +261,14 @@ int rxe_sq_post_wr(struct rxe_qp *qp, const struct ibv_send_wr *wr)
 	return post_one(qp, wr);
 }
 
-int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		  struct ibv_send_wr **bad_wr)
+/* Any list of WRs, every case. */
+static int __attribute__((noinline))
+post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
+	  struct ibv_send_wr **bad_wr)
 {
-	struct rxe_qp *qp = to_rxe_qp(ibqp);
+	struct ibv_qp *ibqp = &qp->core.qp;
 	uint32_t start;
-	int posted, ret = 0;
+	int ret = 0;
 
 	if (!rxe_sq_accepts(ibqp->state)) {
 		sv_err("QP %#x: cannot post sends in state %d (needs RTS)",
@@ -231,26 +278,110 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 
-	rxe_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	start = qp->sq.prod;
 	for (; wr; wr = wr->next) {
 		ret = post_one(qp, wr);
 		if (ret)
 			break;
 	}
-	posted = qp->sq.prod != start;
-	if (posted)
-		rxe_sq_publish(qp);
-	rxe_unlock(&qp->sq.lock);
 	if (bad_wr)
 		*bad_wr = wr; /* NULL when all were posted */
-	if (posted) {
-		int db = rxe_sq_ring(qp);
-
-		/* the WQEs are in the ring already and will run; report
-		 * the doorbell only when nothing else went wrong */
-		if (db && !ret)
-			ret = db;
+	if (qp->sq.prod == start) {
+		sv_unlock(&qp->sq.lock);
+		return ret;
 	}
+	rxe_sq_publish(qp);
+	sv_unlock(&qp->sq.lock);
+	/* the WQEs are in the ring already and will run; report the
+	 * doorbell only when nothing else went wrong */
+	if (!ret)
+		return rxe_sq_ring(qp);
+	rxe_sq_ring(qp);
 	return ret;
+}
+
+/* The common case, one WR with one SGE (or inline bytes) of an opcode in
+ * qp->fast_ops (or, with an AH, qp->ud_ops), in as few instructions as it
+ * takes: rxe_post_send sends anything else, and a full queue, to
+ * post_list before a byte is written. Only calls in tail position (or
+ * memcpy), so it needs no frame to speak of. */
+static inline __attribute__((always_inline)) int
+post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
+	  struct ibv_send_wr **bad_wr, uint32_t opcode, const int ud)
+{
+	const struct ibv_sge *sg = wr->sg_list;
+	const uint32_t flags = wr->send_flags;
+	const uint32_t len = sg->length;
+	struct rxe_send_wqe *wqe;
+	uint32_t next;
+
+	if (flags & IBV_SEND_INLINE) {
+		if (__builtin_expect(!(RXE_INLINE_OPS & (1u << opcode)) ||
+					     len > qp->sq.max_inline,
+				     0))
+			return post_list(qp, wr, bad_wr);
+	}
+
+	sv_lock(&qp->sq.lock);
+	next = rxe_queue_next(&qp->sq.q, qp->sq.prod);
+	if (__builtin_expect(next == rxe_queue_kernel_cons(&qp->sq.q), 0)) {
+		sv_unlock(&qp->sq.lock);
+		return post_list(qp, wr, bad_wr); /* says so: ENOMEM */
+	}
+	wqe = rxe_queue_elem(&qp->sq.q, qp->sq.prod);
+	memset(&wqe->status, 0,
+	       offsetof(struct rxe_send_wqe, dma.sge) -
+		       offsetof(struct rxe_send_wqe, status));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = opcode;
+	wqe->wr.send_flags = flags;
+	wqe->wr.ex.imm_data = wr->imm_data;
+	if (ud) {
+		wqe->wr.wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		wqe->wr.wr.ud.pkey_index = 0;
+		wqe->wr.wr.ud.ah_num = to_rxe_ah(wr->wr.ud.ah)->ah_num;
+	} else {
+		wqe->wr.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->wr.wr.rdma.rkey = wr->wr.rdma.rkey;
+		wqe->iova = wr->wr.rdma.remote_addr;
+	}
+	wqe->dma.length = len;
+	wqe->dma.resid = len;
+	if (flags & IBV_SEND_INLINE) {
+		wqe->dma.num_sge = 0;
+		memcpy(wqe->dma.inline_data,
+		       (const void *)(uintptr_t)sg->addr, len);
+	} else {
+		wqe->dma.num_sge = 1;
+		memcpy(&wqe->dma.sge[0], sg, sizeof(struct rxe_sge));
+	}
+	wqe->ssn = qp->ssn++;
+	qp->sq.prod = next;
+	rxe_sq_publish(qp);
+	sv_unlock(&qp->sq.lock);
+	if (bad_wr)
+		*bad_wr = NULL;
+	return rxe_sq_ring(qp);
+}
+
+int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct rxe_qp *qp = to_rxe_qp(ibqp);
+	uint32_t opcode;
+
+	if (__builtin_expect(!wr || wr->next || !rxe_sq_accepts(ibqp->state),
+			     0))
+		return post_list(qp, wr, bad_wr);
+	opcode = (uint32_t)wr->opcode;
+	if (__builtin_expect(opcode >= 32 || wr->num_sge != 1 || !wr->sg_list,
+			     0))
+		return post_list(qp, wr, bad_wr);
+	if (__builtin_expect(!!(qp->fast_ops & (1u << opcode)), 1))
+		return post_fast(qp, wr, bad_wr, opcode, 0);
+	if ((qp->ud_ops & (1u << opcode)) && wr->wr.ud.ah)
+		return post_fast(qp, wr, bad_wr, opcode, 1);
+	return post_list(qp, wr, bad_wr);
 }

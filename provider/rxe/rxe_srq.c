@@ -108,7 +108,7 @@ int rxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	/* A resize copies the posted WQEs into a new ring: no producer may
 	 * touch the old one meanwhile. */
 	if (attr_mask & IBV_SRQ_MAX_WR)
-		rxe_lock(&srq->rq.lock);
+		sv_lock(&srq->rq.lock);
 	ret = sv_cmd_modify_srq(ibsrq, attr, attr_mask, &udata);
 	if (ret) {
 		sv_err("MODIFY_SRQ (mask %#x, max_wr %u, limit %u) failed: %s",
@@ -126,7 +126,7 @@ int rxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	}
 out:
 	if (attr_mask & IBV_SRQ_MAX_WR)
-		rxe_unlock(&srq->rq.lock);
+		sv_unlock(&srq->rq.lock);
 	return ret;
 }
 

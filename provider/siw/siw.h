@@ -15,7 +15,6 @@
 #ifndef SIW_H
 #define SIW_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +30,7 @@ struct siw_context {
 
 /* A ring we produce into: a send, receive or shared receive queue. */
 struct siw_wq {
-	pthread_spinlock_t lock; /* guards put and the elements it reaches */
+	sv_lock_t lock;          /* guards put and the elements it reaches */
 	void *ring;              /* NULL: not mapped (a QP on an SRQ) */
 	size_t map_len;
 	uint32_t num;            /* elements, a power of two */
@@ -41,7 +40,7 @@ struct siw_wq {
 
 struct siw_cq {
 	struct sv_cq core;          /* first */
-	pthread_spinlock_t lock;    /* guards get */
+	sv_lock_t lock;             /* guards get */
 	struct siw_cqe *queue;      /* num_cqe entries, then the control word */
 	struct siw_cq_ctrl *ctrl;   /* arming: written by us, cleared by siw */
 	size_t map_len;
@@ -54,6 +53,8 @@ struct siw_qp {
 	struct siw_wq sq;
 	struct siw_wq rq;           /* ring NULL when the QP uses an SRQ */
 	int sq_sig_all;
+	uint16_t sig_flags;         /* SIW_WQE_SIGNALLED when sq_sig_all */
+	struct sv_doorbell db;      /* built once, rung under sq.lock */
 };
 
 struct siw_srq {

@@ -52,7 +52,7 @@ struct ibv_cq *siw_create_cq(struct ibv_context *ctx, int cqe,
 	}
 	cq->queue = map;
 	cq->ctrl = (struct siw_cq_ctrl *)&cq->queue[cq->num_cqe];
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	sv_lock_init(&cq->lock);
 	return &cq->core.cq;
 
 err_destroy:
@@ -63,27 +63,31 @@ err_free:
 	return NULL;
 }
 
+/* The public opcode of each siw one a CQE can carry (RECV for the rest). */
+static const uint8_t wc_opcodes[SIW_NUM_OPCODES] = {
+	[SIW_OP_WRITE] = IBV_WC_RDMA_WRITE,
+	[SIW_OP_READ] = IBV_WC_RDMA_READ,
+	[SIW_OP_READ_LOCAL_INV] = IBV_WC_RDMA_READ,
+	[SIW_OP_SEND] = IBV_WC_SEND,
+	[SIW_OP_SEND_WITH_IMM] = IBV_WC_SEND,
+	[SIW_OP_SEND_REMOTE_INV] = IBV_WC_SEND,
+	[SIW_OP_FETCH_AND_ADD] = IBV_WC_RECV,
+	[SIW_OP_COMP_AND_SWAP] = IBV_WC_RECV,
+	[SIW_OP_RECEIVE] = IBV_WC_RECV,
+	[SIW_OP_READ_RESPONSE] = IBV_WC_RECV,
+	[SIW_OP_INVAL_STAG] = IBV_WC_LOCAL_INV,
+	[SIW_OP_REG_MR] = IBV_WC_RECV,
+};
+_Static_assert(IBV_WC_RECV < 256 && IBV_WC_LOCAL_INV < 256,
+	       "wc_opcodes holds the public opcodes in bytes");
+
 static enum ibv_wc_opcode wc_opcode(uint8_t siw_op)
 {
-	switch (siw_op) {
-	case SIW_OP_WRITE:
-		return IBV_WC_RDMA_WRITE;
-	case SIW_OP_READ:
-	case SIW_OP_READ_LOCAL_INV:
-		return IBV_WC_RDMA_READ;
-	case SIW_OP_SEND:
-	case SIW_OP_SEND_WITH_IMM:
-	case SIW_OP_SEND_REMOTE_INV:
-		return IBV_WC_SEND;
-	case SIW_OP_INVAL_STAG:
-		return IBV_WC_LOCAL_INV;
-	case SIW_OP_RECEIVE:
-	default:
-		return IBV_WC_RECV;
-	}
+	return siw_op < SIW_NUM_OPCODES ? (enum ibv_wc_opcode)wc_opcodes[siw_op]
+					: IBV_WC_RECV;
 }
 
-static enum ibv_wc_status wc_status(uint16_t siw_status)
+static enum ibv_wc_status __attribute__((noinline)) wc_status(uint16_t siw_status)
 {
 	static const enum ibv_wc_status map[SIW_NUM_WC_STATUS] = {
 		[SIW_WC_SUCCESS] = IBV_WC_SUCCESS,
@@ -102,20 +106,23 @@ static enum ibv_wc_status wc_status(uint16_t siw_status)
 					      : IBV_WC_GENERAL_ERR;
 }
 
-static void copy_wc(struct ibv_wc *wc, const struct siw_cqe *cqe,
-		    uint8_t flags)
+static inline void copy_wc(struct ibv_wc *wc, const struct siw_cqe *cqe,
+			   uint8_t flags)
 {
+	const uint16_t st = cqe->status;
+
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = cqe->id;
-	wc->status = wc_status(cqe->status);
-	wc->opcode = wc_opcode(cqe->opcode);
 	/* siw's own status is the vendor error of a failed completion */
-	if (wc->status != IBV_WC_SUCCESS)
-		wc->vendor_err = cqe->status;
+	if (__builtin_expect(st != SIW_WC_SUCCESS, 0)) {
+		wc->status = wc_status(st);
+		wc->vendor_err = st;
+	}
+	wc->opcode = wc_opcode(cqe->opcode);
 	wc->byte_len = cqe->bytes;
 	wc->qp_num = (uint32_t)cqe->qp_id;
 	if (flags & SIW_WQE_REM_INVAL) {
-		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->wc_flags = IBV_WC_WITH_INV;
 		wc->invalidated_rkey = cqe->inval_stag;
 	}
 }
@@ -123,6 +130,8 @@ static void copy_wc(struct ibv_wc *wc, const struct siw_cqe *cqe,
 int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct siw_cq *cq = to_siw_cq(ibcq);
+	struct siw_cqe *queue;
+	uint32_t get, mask;
 	int n = 0;
 
 	/* A negative count polls nothing, as rxe (and rdma-core's siw) do. */
@@ -130,9 +139,14 @@ int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		return 0;
 	if (!wc)
 		return -EINVAL;
-	pthread_spin_lock(&cq->lock);
+	sv_lock(&cq->lock);
+	/* locals: the stores into wc[] could alias cq as far as the
+	 * compiler knows */
+	queue = cq->queue;
+	mask = cq->num_cqe - 1;
+	get = cq->get;
 	while (n < num_entries) {
-		struct siw_cqe *cqe = &cq->queue[cq->get & (cq->num_cqe - 1)];
+		struct siw_cqe *cqe = &queue[get & mask];
 		uint8_t flags = __atomic_load_n(&cqe->flags, __ATOMIC_ACQUIRE);
 
 		if (!(flags & SIW_WQE_VALID))
@@ -140,9 +154,10 @@ int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		copy_wc(&wc[n++], cqe, flags);
 		/* the slot is the kernel's again once its flags are clear */
 		__atomic_store_n(&cqe->flags, 0, __ATOMIC_RELEASE);
-		cq->get++;
+		get++;
 	}
-	pthread_spin_unlock(&cq->lock);
+	cq->get = get;
+	sv_unlock(&cq->lock);
 	return n;
 }
 
@@ -173,7 +188,6 @@ int siw_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	munmap(cq->queue, cq->map_len);
-	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }

@@ -43,7 +43,7 @@ int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num,
 	wq->num = num;
 	wq->put = 0;
 	wq->max_sge = max_sge < SIW_MAX_SGE ? max_sge : SIW_MAX_SGE;
-	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	sv_lock_init(&wq->lock);
 	return 0;
 }
 
@@ -53,7 +53,6 @@ void siw_wq_unmap(struct siw_wq *wq)
 		return;
 	munmap(wq->ring, wq->map_len);
 	wq->ring = NULL;
-	pthread_spin_destroy(&wq->lock);
 }
 
 static struct siw_sqe *sq_elem(struct siw_wq *wq, uint32_t n)
@@ -71,12 +70,14 @@ static int elem_busy(const uint16_t *flags)
 	return __atomic_load_n(flags, __ATOMIC_ACQUIRE) & SIW_WQE_VALID;
 }
 
-int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad_wr)
+/* Inline in siw_post_recv, a call for SRQs (siw_wq_post_recv). */
+static inline __attribute__((always_inline)) int
+wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
+	     struct ibv_recv_wr **bad_wr)
 {
 	int ret = 0;
 
-	pthread_spin_lock(&wq->lock);
+	sv_lock(&wq->lock);
 	for (; wr; wr = wr->next) {
 		struct siw_rqe *rqe = rq_elem(wq, wq->put);
 
@@ -96,16 +97,24 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		rqe->num_sge = (uint8_t)wr->num_sge;
 		rqe->opcode = 0;
 		rqe->unused = 0;
-		if (wr->num_sge)
+		if (wr->num_sge == 1) /* the common case: no call */
+			memcpy(rqe->sge, wr->sg_list, sizeof(struct siw_sge));
+		else if (wr->num_sge)
 			memcpy(rqe->sge, wr->sg_list,
 			       (size_t)wr->num_sge * sizeof(struct siw_sge));
 		__atomic_store_n(&rqe->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
 		wq->put++;
 	}
-	pthread_spin_unlock(&wq->lock);
+	sv_unlock(&wq->lock);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr)
+{
+	return wq_post_recv(wq, wr, bad_wr);
 }
 
 /* ---- create, query, modify, destroy ---------------------------------------- */
@@ -156,6 +165,8 @@ struct ibv_qp *siw_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 			goto err_unmap_sq;
 	}
 	qp->sq_sig_all = attr->sq_sig_all;
+	qp->sig_flags = attr->sq_sig_all ? SIW_WQE_SIGNALLED : 0;
+	sv_cmd_doorbell_init(&qp->db, &qp->core.qp);
 	attr->cap = ex.cap;
 	return &qp->core.qp;
 
@@ -345,15 +356,16 @@ static void sq_retract(struct siw_qp *qp, uint32_t from, uint32_t to)
 	qp->sq.put = from;
 }
 
-int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		  struct ibv_send_wr **bad_wr)
+static int __attribute__((noinline))
+post_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+	  struct ibv_send_wr **bad_wr)
 {
 	struct siw_qp *qp = to_siw_qp(ibqp);
 	struct ibv_send_wr *first = wr;
 	uint32_t start;
 	int ret = 0;
 
-	pthread_spin_lock(&qp->sq.lock);
+	sv_lock(&qp->sq.lock);
 	start = qp->sq.put;
 	for (; wr; wr = wr->next) {
 		struct siw_sqe *sqe = sq_elem(&qp->sq, qp->sq.put);
@@ -382,7 +394,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		if (posted < qp->sq.num)
 			idle = !elem_busy(&sq_elem(&qp->sq, start - 1)->flags);
 		if (idle) {
-			int db = sv_cmd_post_send_doorbell(ibqp);
+			int db = sv_cmd_doorbell_ring(&qp->db);
 
 			if (db) {
 				sv_err("QP %#x: send doorbell failed: %s (not connected?)",
@@ -393,9 +405,89 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			}
 		}
 	}
-	pthread_spin_unlock(&qp->sq.lock);
+	sv_unlock(&qp->sq.lock);
 	if (ret)
 		*bad_wr = wr;
+	return ret;
+}
+
+_Static_assert(IBV_SEND_SIGNALED << 1 == SIW_WQE_SIGNALLED &&
+		       IBV_SEND_SOLICITED << 1 == SIW_WQE_SOLICITED &&
+		       IBV_SEND_FENCE << 4 == SIW_WQE_READ_FENCE,
+	       "sqe_flags shifts the send flags into siw's");
+
+/* siw's flags word of a WQE without inline data: VALID and what the
+ * send flags ask for. */
+static inline uint16_t sqe_flags(const struct siw_qp *qp, unsigned int sf)
+{
+	return (uint16_t)(SIW_WQE_VALID |
+			  ((sf & (IBV_SEND_SIGNALED | IBV_SEND_SOLICITED)) << 1) |
+			  ((sf & IBV_SEND_FENCE) << 4) | qp->sig_flags);
+}
+
+/* The common case: one WR, one SGE, RDMA WRITE or SEND, written from
+ * the WR's fields with no opcode switch and no call but the doorbell's;
+ * anything else (and a full queue) goes to post_list, which says what is
+ * wrong. The rules are post_list's. */
+int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct siw_qp *qp = to_siw_qp(ibqp);
+	const struct ibv_sge *sg;
+	struct siw_sqe *sqe;
+	unsigned int sf;
+	uint32_t put;
+	uint8_t opcode;
+	int ret = 0;
+
+	if (__builtin_expect(!wr || wr->next || wr->num_sge != 1 ||
+				     !wr->sg_list || !qp->sq.max_sge,
+			     0))
+		return post_list(ibqp, wr, bad_wr);
+	if (wr->opcode == IBV_WR_RDMA_WRITE)
+		opcode = SIW_OP_WRITE;
+	else if (wr->opcode == IBV_WR_SEND)
+		opcode = SIW_OP_SEND;
+	else
+		return post_list(ibqp, wr, bad_wr);
+	sf = wr->send_flags;
+	if (__builtin_expect(!!(sf & IBV_SEND_INLINE), 0))
+		return post_list(ibqp, wr, bad_wr);
+	sg = wr->sg_list;
+
+	sv_lock(&qp->sq.lock);
+	put = qp->sq.put;
+	sqe = sq_elem(&qp->sq, put);
+	if (__builtin_expect(elem_busy(&sqe->flags), 0)) {
+		sv_unlock(&qp->sq.lock);
+		return post_list(ibqp, wr, bad_wr); /* says so: ENOMEM */
+	}
+	sqe->id = wr->wr_id;
+	sqe->opcode = opcode;
+	sqe->num_sge = 1;
+	if (opcode == SIW_OP_WRITE) {
+		sqe->raddr = wr->wr.rdma.remote_addr;
+		sqe->rkey = wr->wr.rdma.rkey;
+	} else {
+		sqe->raddr = 0;
+		sqe->rkey = 0;
+	}
+	memcpy(sqe->sge, sg, sizeof(struct siw_sge));
+	/* VALID last: from here on the element is siw's */
+	__atomic_store_n(&sqe->flags, sqe_flags(qp, sf), __ATOMIC_RELEASE);
+	qp->sq.put = put + 1;
+	/* as in post_list: ring only when siw's transmitter is idle */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (qp->sq.num == 1 || !elem_busy(&sq_elem(&qp->sq, put - 1)->flags)) {
+		ret = sv_cmd_doorbell_ring(&qp->db);
+		if (__builtin_expect(ret != 0, 0)) {
+			sv_err("QP %#x: send doorbell failed: %s (not connected?)",
+			       ibqp->qp_num, strerror(ret));
+			sq_retract(qp, put, put + 1);
+			*bad_wr = wr;
+		}
+	}
+	sv_unlock(&qp->sq.lock);
 	return ret;
 }
 
@@ -410,5 +502,5 @@ int siw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	return siw_wq_post_recv(&qp->rq, wr, bad_wr);
+	return wq_post_recv(&qp->rq, wr, bad_wr);
 }

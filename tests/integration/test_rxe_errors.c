@@ -3,7 +3,8 @@
  * tests/integration/test_rxe_errors.c -- what an application sees when
  * things go wrong on softverbs' rxe provider (inside the test VM): posts
  * rejected by QP state, opcode or size; full queues (ENOMEM, bad_wr at the
- * first WR not posted); error completions with the right status (remote
+ * first WR not posted); ibv_wr_* batches refused or aborted (nothing
+ * posted); error completions with the right status (remote
  * access, bad rkey, RNR retry exceeded, flush on QP error); async events
  * (CQ overflow, SRQ limit); CQ resize and SRQ resize keeping what was
  * queued. Outside the VM the program exits 77.
@@ -443,6 +444,138 @@ START_TEST(test_resize_cq)
 }
 END_TEST
 
+/* The ibv_wr_* API's refusals and rewinds: a single WR and a wr_* batch
+ * into a full send queue (ENOMEM, bad_wr the WR itself, nothing of the
+ * batch posted); a batch with an atomic on 4 local bytes, with a setter
+ * and no WR open, or aborted after three WRs posts nothing, and the next
+ * batch's completions follow on in order; a UD WR without
+ * ibv_wr_set_ud_addr is refused, with it the message arrives. */
+START_TEST(test_ex_refusals)
+{
+	const uint64_t rc_ops = IBV_QP_EX_WITH_SEND |
+				IBV_QP_EX_WITH_RDMA_WRITE |
+				IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	struct rx_pair_opts dead = { .max_send_wr = 8, .send_ops = rc_ops,
+				     .dest_qpn_override = 0xfffff0,
+				     .timeout = 31 };
+	struct rx_pair_opts rc = { .send_ops = rc_ops };
+	struct rx_pair_opts ud = { .send_ops = IBV_QP_EX_WITH_SEND };
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_sge rsge;
+	struct ibv_qp_ex *qx;
+	struct rx_buf b;
+	struct ibv_wc wc;
+	struct rx_dev d;
+	struct rx_pair p;
+	long k = 0;
+	int ret;
+
+	rx_dev_open(&d);
+
+	/* a full queue, one WR at a time and as a batch */
+	rx_pair_create(&d, &p, IBV_QPT_RC, &dead);
+	qx = ibv_qp_to_qp_ex(p.qp[0]);
+	ck_assert_ptr_nonnull(qx);
+	for (;; k++) {
+		wr = send_wr((uint64_t)k, NULL, 0);
+		ret = ibv_post_send(p.qp[0], &wr, &bad);
+		if (ret)
+			break;
+		ck_assert_ptr_null(bad);
+		ck_assert_int_lt(k, 1000);
+	}
+	ck_assert_int_eq(ret, ENOMEM);
+	ck_assert_ptr_eq(bad, &wr);
+	ck_assert_int_ge(k, p.init[0].cap.max_send_wr);
+	ibv_wr_start(qx);
+	qx->wr_id = 5000;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_sge_list(qx, 0, NULL);
+	ck_assert_int_eq(ibv_wr_complete(qx), ENOMEM);
+	/* the error state flushes exactly the k single WRs */
+	rx_qp_to(&d, &p, 0, IBV_QPS_ERR, NULL);
+	for (long i = 0; i < k; i++) {
+		rx_wait_wc(p.scq[0], &wc);
+		ck_assert_uint_eq(wc.wr_id, (uint64_t)i);
+	}
+	ck_assert(rx_cq_empty(p.scq[0]));
+	rx_pair_destroy(&p);
+
+	/* batches that post nothing, then one that does */
+	rx_pair_create(&d, &p, IBV_QPT_RC, &rc);
+	rx_buf_alloc(&d, &b, 8192, ACC_ALL);
+	qx = ibv_qp_to_qp_ex(p.qp[0]);
+	ck_assert_ptr_nonnull(qx);
+	ibv_wr_start(qx);
+	qx->wr_id = 1;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_fetch_add(qx, b.mr->rkey, (uintptr_t)(b.addr + 4096), 1);
+	ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)b.addr, 4);
+	ck_assert_int_eq(ibv_wr_complete(qx), EINVAL);
+	ibv_wr_start(qx);
+	ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)b.addr, 8);
+	ck_assert_int_eq(ibv_wr_complete(qx), EINVAL);
+	ibv_wr_start(qx);
+	for (int i = 0; i < 3; i++) {
+		qx->wr_id = 10 + (uint64_t)i;
+		ibv_wr_rdma_write(qx, b.mr->rkey, (uintptr_t)(b.addr + 4096));
+		ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)b.addr, 8);
+	}
+	ibv_wr_abort(qx);
+	ck_assert(rx_cq_empty(p.scq[0]));
+	ibv_wr_start(qx);
+	for (int i = 0; i < 2; i++) {
+		qx->wr_id = 20 + (uint64_t)i;
+		ibv_wr_rdma_write(qx, b.mr->rkey, (uintptr_t)(b.addr + 4096));
+		ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)b.addr, 8);
+	}
+	ck_assert_int_eq(ibv_wr_complete(qx), 0);
+	for (int i = 0; i < 2; i++) {
+		rx_wait_wc(p.scq[0], &wc);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		ck_assert_uint_eq(wc.wr_id, 20 + (uint64_t)i);
+	}
+	ck_assert(rx_cq_empty(p.scq[0]));
+	rx_buf_free(&b);
+	rx_pair_destroy(&p);
+
+	/* UD: the address is not optional */
+	rx_pair_create(&d, &p, IBV_QPT_UD, &ud);
+	rx_buf_alloc(&d, &b, 8192, ACC_ALL);
+	rx_fill(b.addr, 64, 7);
+	rsge = (struct ibv_sge){ (uintptr_t)(b.addr + 4096), 64 + RX_GRH,
+				 b.mr->lkey };
+	rx_post_recv(p.qp[1], 99, &rsge, 1);
+	qx = ibv_qp_to_qp_ex(p.qp[0]);
+	ck_assert_ptr_nonnull(qx);
+	ibv_wr_start(qx);
+	qx->wr_id = 30;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)b.addr, 64);
+	ck_assert_int_eq(ibv_wr_complete(qx), EINVAL);
+	ibv_wr_start(qx);
+	qx->wr_id = 31;
+	ibv_wr_send(qx);
+	ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)b.addr, 64);
+	ibv_wr_set_ud_addr(qx, p.ah[0], p.qp[1]->qp_num, RX_UD_QKEY);
+	ck_assert_int_eq(ibv_wr_complete(qx), 0);
+	rx_wait_wc(p.scq[0], &wc);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 31);
+	rx_wait_wc(p.rcq[1], &wc);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 99);
+	ck_assert_uint_eq(wc.byte_len, 64 + RX_GRH);
+	ck_assert_int_eq(rx_diff(b.addr + 4096 + RX_GRH, b.addr, 64), -1);
+	ck_assert(rx_cq_empty(p.scq[0]));
+	rx_buf_free(&b);
+	rx_pair_destroy(&p);
+	rx_dev_close(&d);
+}
+END_TEST
+
 static Suite *make_rxe_errors_suite(void)
 {
 	Suite *s = suite_create("rxe_errors");
@@ -452,6 +585,7 @@ static Suite *make_rxe_errors_suite(void)
 	tcase_add_test(tc, test_post_by_state);
 	tcase_add_test(tc, test_bad_wrs);
 	tcase_add_test(tc, test_queues_full);
+	tcase_add_test(tc, test_ex_refusals);
 	tcase_add_loop_test(tc, test_remote_access, 0, 3);
 	tcase_add_test(tc, test_rnr_retry);
 	tcase_add_test(tc, test_flush);

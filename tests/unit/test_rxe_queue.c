@@ -288,7 +288,7 @@ START_TEST(test_cq_poll)
 	memset(&cq, 0, sizeof(cq));
 	fake_q_make(&f, 6, 4);
 	ck_assert_int_eq(rxe_queue_map(&cq.q, f.fd, &f.mi), 0);
-	rxe_lock_init(&cq.lock);
+	sv_lock_init(&cq.lock);
 	ck_assert_int_eq(rxe_poll_cq(&cq.core.cq, 4, wc), 0);
 
 	/* the kernel writes three entries, wrapping past slot 3 */
