@@ -163,10 +163,15 @@ for cfg in sv:sv sv:rc rc:sv; do
 done
 
 # ---- iWARP: siw0 on both sides ----------------------------------------------
+# rping over siw across the link hangs at both ends (a DISCONNECT right
+# after the connection, then neither exits) when the client connects
+# within a moment of the server's start: 1 run in 4 to 6 with rdma-core
+# on both ends as well, none in 8 with the client 2 s later
+# (kmod-notes/siw.md). The client starts 2 s after the server.
 for cfg in sv:sv sv:rc; do
     pcase "rping -C 100 over siw0" $cfg 'ping data: rdma-ping-99:' 1 \
         "rping -s -a $SIW_IP -p \$PORT -C 100 -v" \
-        "sv-retry 30 rping -c -a $SIW_PEER_IP -p \$PORT -C 100 -v"
+        "sleep 2; sv-retry 30 rping -c -a $SIW_PEER_IP -p \$PORT -C 100 -v"
 done
 s="ib_write_bw -R -d $SIW_DEV -F -n 200 -p \$PORT"
 pcase "ib_write_bw -R over siw0" sv:sv '^ *65536 +200 ' 1 "$s" "sv-retry 30 $s $SIW_PEER_IP"
