@@ -60,7 +60,7 @@ n=0 port=18700
 # end TRY: this side's run of the current case; writes its verdict
 # ("0 why" or "1 why") and output to the share.
 end() {
-    local try=$1 lib cmd rc ok=1 why= out=$work/out
+    local try=$1 lib cmd rc ok=1 why='' out=$work/out
     if [ "$role" = A ]; then lib=${cfg%:*} cmd=$srv; else lib=${cfg#*:} cmd=$cli; fi
     sv_env "$lib"
     rm -f "$work"/maps/maps.*
@@ -142,7 +142,7 @@ for cfg in sv:sv sv:rc rc:sv; do
         m="-m 4096"
         [ "${t%% *}" = ud ] && m="-s 2048"
         s=$(pp "$prog -d $RXE_DEV -g $g $m -n $iters$opts")
-        pcase "$prog$opts, $m" $cfg 'iters in' 0 "$s" "sv-retry 30 $s $RXE_PEER_IP"
+        pcase "$prog$opts, $m" "$cfg" 'iters in' 0 "$s" "sv-retry 30 $s $RXE_PEER_IP"
     done
 done
 
@@ -189,12 +189,12 @@ ip link set "$RXE_NETDEV" mtu 1500 || { echo "FAIL: ip link set $RXE_NETDEV mtu 
 mtu_case "rxe0 active_mtu 1024 at NIC MTU 1500" 1024
 for cfg in sv:sv sv:rc; do
     s=$(pp "ibv_rc_pingpong -d $RXE_DEV -g $g -m 1024 -n $iters -c")
-    pcase "ibv_rc_pingpong -c -m 1024 at NIC MTU 1500" $cfg 'iters in' 0 "$s" "sv-retry 30 $s $RXE_PEER_IP"
+    pcase "ibv_rc_pingpong -c -m 1024 at NIC MTU 1500" "$cfg" 'iters in' 0 "$s" "sv-retry 30 $s $RXE_PEER_IP"
     s=$(pp "ibv_ud_pingpong -d $RXE_DEV -g $g -s 1024 -n $iters")
-    pcase "ibv_ud_pingpong -s 1024 at NIC MTU 1500" $cfg 'iters in' 0 "$s" "sv-retry 30 $s $RXE_PEER_IP"
+    pcase "ibv_ud_pingpong -s 1024 at NIC MTU 1500" "$cfg" 'iters in' 0 "$s" "sv-retry 30 $s $RXE_PEER_IP"
 done
 
-sv-barrier done 600 || exit 1
+sv-barrier finish 600 || exit 1
 if [ "$role" = B ]; then
     sv_finish
 else
