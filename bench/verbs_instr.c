@@ -293,6 +293,33 @@ static struct ibv_sge sge(struct dev *d, size_t off)
 				 .length = MSG, .lkey = d->mr->lkey };
 }
 
+/* The rows' work requests, built outside the bracket: a signaled RDMA
+ * WRITE of MSG bytes from buf to buf + BUF, a SEND of buf, a receive into
+ * buf + BUF; *s is the SGE each points to. */
+static struct ibv_send_wr write_wr(struct dev *d, unsigned int i, struct ibv_sge *s)
+{
+	*s = sge(d, 0);
+	return (struct ibv_send_wr){
+		.wr_id = i, .sg_list = s, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF, .rkey = d->mr->rkey },
+	};
+}
+
+static struct ibv_send_wr send_wr(struct dev *d, unsigned int i, struct ibv_sge *s,
+				  unsigned int flags)
+{
+	*s = sge(d, 0);
+	return (struct ibv_send_wr){ .wr_id = i, .sg_list = s, .num_sge = 1,
+				     .opcode = IBV_WR_SEND, .send_flags = flags };
+}
+
+static struct ibv_recv_wr recv_wr(struct dev *d, unsigned int i, struct ibv_sge *s)
+{
+	*s = sge(d, BUF);
+	return (struct ibv_recv_wr){ .wr_id = i, .sg_list = s, .num_sge = 1 };
+}
+
 static void post_recv(struct dev *d, struct pair *p, uint64_t wr_id)
 {
 	struct ibv_sge s = sge(d, BUF);
@@ -328,14 +355,8 @@ static void run_dp(struct dev *d)
 	row_done("bracket");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_RDMA_WRITE,
-			.send_flags = IBV_SEND_SIGNALED,
-			.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF,
-				     .rkey = d->mr->rkey },
-		};
+		struct ibv_sge s;
+		struct ibv_send_wr wr = write_wr(d, i, &s);
 
 		BEGIN();
 		ret = ibv_post_send(rc.qp[0], &wr, &bad);
@@ -345,50 +366,28 @@ static void run_dp(struct dev *d)
 	}
 	row_done("post_send_write");
 
-	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_SEND,
-			.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
-		};
+	for (int k = 0; k < 2; k++) { /* inline SEND, then SEND */
+		unsigned int flags = IBV_SEND_SIGNALED | (k ? 0 : IBV_SEND_INLINE);
 
-		post_recv(d, &rc, i);
-		BEGIN();
-		ret = ibv_post_send(rc.qp[0], &wr, &bad);
-		END();
-		CHECK(ret);
-		wait_one(rc.scq[0], i);
-		wait_one(rc.rcq[1], i);
+		for (unsigned int i = 0; i < iters; i++) {
+			struct ibv_sge s;
+			struct ibv_send_wr wr = send_wr(d, i, &s, flags);
+
+			post_recv(d, &rc, i);
+			BEGIN();
+			ret = ibv_post_send(rc.qp[0], &wr, &bad);
+			END();
+			CHECK(ret);
+			wait_one(rc.scq[0], i);
+			wait_one(rc.rcq[1], i);
+		}
+		row_done(k ? "post_send_send" : "post_send_inline");
 	}
-	row_done("post_send_inline");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_SEND,
-			.send_flags = IBV_SEND_SIGNALED,
-		};
-
-		post_recv(d, &rc, i);
-		BEGIN();
-		ret = ibv_post_send(rc.qp[0], &wr, &bad);
-		END();
-		CHECK(ret);
-		wait_one(rc.scq[0], i);
-		wait_one(rc.rcq[1], i);
-	}
-	row_done("post_send_send");
-
-	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0), rs = sge(d, BUF);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-		};
-		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &rs,
-					   .num_sge = 1 };
+		struct ibv_sge s, rs;
+		struct ibv_send_wr wr = send_wr(d, i, &s, IBV_SEND_SIGNALED);
+		struct ibv_recv_wr rwr = recv_wr(d, i, &rs);
 
 		BEGIN();
 		ret = ibv_post_recv(rc.qp[1], &rwr, &rbad);
@@ -401,13 +400,9 @@ static void run_dp(struct dev *d)
 	row_done("post_recv");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0), rs = sge(d, BUF);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-		};
-		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &rs,
-					   .num_sge = 1 };
+		struct ibv_sge s, rs;
+		struct ibv_send_wr wr = send_wr(d, i, &s, IBV_SEND_SIGNALED);
+		struct ibv_recv_wr rwr = recv_wr(d, i, &rs);
 
 		BEGIN();
 		ret = ibv_post_srq_recv(srq.srq, &rwr, &rbad);
@@ -439,14 +434,8 @@ static void run_dp(struct dev *d)
 	row_done("post_send_ud");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_RDMA_WRITE,
-			.send_flags = IBV_SEND_SIGNALED,
-			.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF,
-				     .rkey = d->mr->rkey },
-		};
+		struct ibv_sge s;
+		struct ibv_send_wr wr = write_wr(d, i, &s);
 
 		CHECK(ibv_req_notify_cq(rc.scq[0], 0));
 		CHECK(ibv_post_send(rc.qp[0], &wr, &bad));
@@ -495,14 +484,8 @@ static void run_dp(struct dev *d)
 
 	for (unsigned int i = 0; i < iters; i++) {
 		struct ibv_poll_cq_attr pa = { 0 };
-		struct ibv_sge s = sge(d, 0);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_RDMA_WRITE,
-			.send_flags = IBV_SEND_SIGNALED,
-			.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF,
-				     .rkey = d->mr->rkey },
-		};
+		struct ibv_sge s;
+		struct ibv_send_wr wr = write_wr(d, i, &s);
 		uint64_t wr_id;
 		enum ibv_wc_status st;
 		enum ibv_wc_opcode op;
@@ -712,14 +695,8 @@ static void run_siw(const char *dev_name, const char *ip)
 	row_done("bracket");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_RDMA_WRITE,
-			.send_flags = IBV_SEND_SIGNALED,
-			.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF,
-				     .rkey = d->mr->rkey },
-		};
+		struct ibv_sge s;
+		struct ibv_send_wr wr = write_wr(d, i, &s);
 
 		BEGIN();
 		ret = ibv_post_send(qp[0], &wr, &bad);
@@ -730,13 +707,9 @@ static void run_siw(const char *dev_name, const char *ip)
 	row_done("siw_post_send_write");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0), rs = sge(d, BUF);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-		};
-		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &rs,
-					   .num_sge = 1 };
+		struct ibv_sge s, rs;
+		struct ibv_send_wr wr = send_wr(d, i, &s, IBV_SEND_SIGNALED);
+		struct ibv_recv_wr rwr = recv_wr(d, i, &rs);
 
 		CHECK(ibv_post_recv(qp[1], &rwr, &rbad));
 		BEGIN();
@@ -749,13 +722,9 @@ static void run_siw(const char *dev_name, const char *ip)
 	row_done("siw_post_send_send");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0), rs = sge(d, BUF);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-		};
-		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &rs,
-					   .num_sge = 1 };
+		struct ibv_sge s, rs;
+		struct ibv_send_wr wr = send_wr(d, i, &s, IBV_SEND_SIGNALED);
+		struct ibv_recv_wr rwr = recv_wr(d, i, &rs);
 
 		BEGIN();
 		ret = ibv_post_recv(qp[1], &rwr, &rbad);
@@ -768,14 +737,8 @@ static void run_siw(const char *dev_name, const char *ip)
 	row_done("siw_post_recv");
 
 	for (unsigned int i = 0; i < iters; i++) {
-		struct ibv_sge s = sge(d, 0);
-		struct ibv_send_wr wr = {
-			.wr_id = i, .sg_list = &s, .num_sge = 1,
-			.opcode = IBV_WR_RDMA_WRITE,
-			.send_flags = IBV_SEND_SIGNALED,
-			.wr.rdma = { .remote_addr = (uintptr_t)d->buf + BUF,
-				     .rkey = d->mr->rkey },
-		};
+		struct ibv_sge s;
+		struct ibv_send_wr wr = write_wr(d, i, &s);
 
 		CHECK(ibv_req_notify_cq(scq[0], 0));
 		CHECK(ibv_post_send(qp[0], &wr, &bad));

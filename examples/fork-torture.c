@@ -441,6 +441,12 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *dg
 
 /* ---- across machines: the control connection and the peer ---------------- */
 
+/* Which libibverbs serves us: softverbs exports softverbs_fork_stats. */
+static const char *lib_name(void)
+{
+	return dlsym(RTLD_DEFAULT, "softverbs_fork_stats") ? "softverbs" : "rdma-core (or other)";
+}
+
 /* One line to the other side; the connection is the test's lifeline. */
 static void ctl_send(int fd, const char *fmt, ...)
 {
@@ -1063,8 +1069,8 @@ static int run_peer(void)
 		die(2, "ibv_create_qp: %s", strerror(errno));
 	connect_qp(qp, peer_qpn, &peer_gid);
 	ctl_hello(fd, qp->qp_num, opt.size);
-	printf("fork-torture peer on %s: RDMA WRITE and READ of %zu bytes a round into the forking side's memory\n",
-	       ibv_get_device_name(ctx->device), opt.size);
+	printf("fork-torture peer on %s, %s library: RDMA WRITE and READ of %zu bytes a round into the forking side's memory\n",
+	       ibv_get_device_name(ctx->device), lib_name(), opt.size);
 	fflush(stdout);
 
 	for (;;) {
@@ -1142,9 +1148,9 @@ static int run_peer(void)
 	ibv_close_device(ctx);
 	fclose(in);
 	close(fd);
-	printf("%s: %lu rounds, %lu RDMA WRITEs done, %lu READs returned what the parent held%s\n",
+	printf("%s: %lu rounds, %lu RDMA WRITEs done, %lu READs returned what the parent held%s (%s library)\n",
 	       bad ? "FAILED" : "OK", rounds, rounds, rounds - bad,
-	       bad ? "" : " (all)");
+	       bad ? "" : " (all)", lib_name());
 	return bad ? 1 : 0;
 }
 
@@ -1246,8 +1252,7 @@ int main(int argc, char **argv)
 	}
 	printf("fork-torture on %s: shape %s, %zu bytes per operation, %s library%s%s\n",
 	       ibv_get_device_name(ctx->device), shape_names[opt.shape], opt.size,
-	       dlsym(RTLD_DEFAULT, "softverbs_fork_stats") ? "softverbs" : "rdma-core (or other)",
-	       opt.shape == SH_BIG ? (opt.big == 1ul << 30 ? ", one 1 GiB MR" : ", one big MR") : "",
+	       lib_name(), opt.shape == SH_BIG ? (opt.big == 1ul << 30 ? ", one 1 GiB MR" : ", one big MR") : "",
 	       opt.listen ? ", RDMA WRITE and READ from a peer across the link" : "");
 	say_fork_state();
 	run_ways(pairs, npairs, way);

@@ -177,11 +177,20 @@ s="ib_write_bw -R -d $SIW_DEV -F -n 200 -p \$PORT"
 pcase "ib_write_bw -R over siw0" sv:sv '^ *65536 +200 ' 1 "$s" "sv-retry 30 $s $SIW_PEER_IP"
 
 # ---- fork across machines ---------------------------------------------------
+# B runs the program itself, not libtool's wrapper (which puts softverbs
+# first on its library path), and on rdma-core with the system's library
+# folder first (the program's RUNPATH names softverbs' install folder):
+# the peer's last line names the library that served it.
+peer=$top/examples/.libs/fork-torture
+[ -x "$peer" ] || peer=$torture
+sysdir=$(dirname "$(ldconfig -p | awk '/libibverbs\.so\.1 / { print $NF; exit }')")
 for f in off:sv on:sv late:sv on:rc; do
+    lib=softverbs pre=
+    [ "${f#*:}" = rc ] && lib=rdma-core pre="env LD_LIBRARY_PATH=$sysdir"
     pcase "fork-torture, fork safety ${f%:*}: every fork way on A while B RDMA WRITEs and READs A's MRs" \
-        "sv:${f#*:}" '^OK:' 0 \
+        "sv:${f#*:}" "^OK: .*\\($lib( \\(or other\\))? library\\)\$" 0 \
         "$torture --listen -p \$PORT -f ${f%:*} -r $rounds" \
-        "$torture --remote $RXE_PEER_IP -p \$PORT"
+        "$pre $peer --remote $RXE_PEER_IP -p \$PORT"
 done
 
 # ---- MTU 1500: path MTU 1024 ------------------------------------------------
