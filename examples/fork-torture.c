@@ -544,25 +544,34 @@ static void ctl_hello_recv(FILE *in, uint32_t *qpn, union ibv_gid *g, size_t *si
 	hex_gid(hex, g);
 }
 
-/* --listen: one QP (qp[0]) connected to the peer, the area it works on. */
-static void pair_create_listen(struct pair *p, enum shape shape)
+/* An RC QP with a CQ of its own for sends and receives, *cq. */
+static struct ibv_qp *rc_qp(struct ibv_cq **cq)
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	struct ibv_qp *qp;
+
+	*cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!*cq)
+		die(2, "ibv_create_cq: %s", strerror(errno));
+	ia.send_cq = ia.recv_cq = *cq;
+	qp = ibv_create_qp(pd, &ia);
+	if (!qp)
+		die(2, "ibv_create_qp: %s", strerror(errno));
+	return qp;
+}
+
+/* --listen: one QP (qp[0]) connected to the peer, the area it works on. */
+static void pair_create_listen(struct pair *p, enum shape shape)
+{
 	union ibv_gid peer_gid;
 	uint32_t peer_qpn;
 	size_t unused;
 
 	memset(p, 0, sizeof(*p));
-	p->cq[0] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	if (!p->cq[0])
-		die(2, "ibv_create_cq: %s", strerror(errno));
-	ia.send_cq = ia.recv_cq = p->cq[0];
-	p->qp[0] = ibv_create_qp(pd, &ia);
-	if (!p->qp[0])
-		die(2, "ibv_create_qp: %s", strerror(errno));
+	p->qp[0] = rc_qp(&p->cq[0]);
 	area_create(&p->area, pd, shape);
 	printf("waiting for the traffic peer (fork-torture --remote) on port %s\n", opt.port);
 	fflush(stdout);
@@ -579,21 +588,8 @@ static void pair_create(struct pair *p, int id, enum shape shape)
 {
 	memset(p, 0, sizeof(*p));
 	p->id = id;
-	for (int i = 0; i < 2; i++) {
-		struct ibv_qp_init_attr ia = {
-			.qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
-				 .max_recv_sge = 1 },
-		};
-
-		p->cq[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-		if (!p->cq[i])
-			die(2, "ibv_create_cq: %s", strerror(errno));
-		ia.send_cq = ia.recv_cq = p->cq[i];
-		p->qp[i] = ibv_create_qp(pd, &ia);
-		if (!p->qp[i])
-			die(2, "ibv_create_qp: %s", strerror(errno));
-	}
+	for (int i = 0; i < 2; i++)
+		p->qp[i] = rc_qp(&p->cq[i]);
 	connect_qp(p->qp[0], p->qp[1]->qp_num, &gid); /* loopback: our own address */
 	connect_qp(p->qp[1], p->qp[0]->qp_num, &gid);
 	p->src = aligned_alloc(PAGE, (opt.size + PAGE - 1) / PAGE * PAGE);
@@ -1029,10 +1025,6 @@ static void say_fork_state(void)
  * "DONE 2 -1 STATUS" back. */
 static int run_peer(void)
 {
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	unsigned long rounds = 0, bad = 0;
 	union ibv_gid peer_gid;
 	uint32_t peer_qpn;
@@ -1060,13 +1052,7 @@ static int run_peer(void)
 		die(2, "out of memory");
 	src_mr = reg(pd, src, opt.size);
 	rd_mr = reg(pd, rd, opt.size);
-	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	if (!cq)
-		die(2, "ibv_create_cq: %s", strerror(errno));
-	ia.send_cq = ia.recv_cq = cq;
-	qp = ibv_create_qp(pd, &ia);
-	if (!qp)
-		die(2, "ibv_create_qp: %s", strerror(errno));
+	qp = rc_qp(&cq);
 	connect_qp(qp, peer_qpn, &peer_gid);
 	ctl_hello(fd, qp->qp_num, opt.size);
 	printf("fork-torture peer on %s, %s library: RDMA WRITE and READ of %zu bytes a round into the forking side's memory\n",
