@@ -13,7 +13,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "log.h"
-#include "private34.h"
+#include "pabi/pabi.h"
 #include "provider.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
@@ -105,7 +105,7 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 					    const char *ibdev_name,
 					    unsigned int abi_version);
 
-/* ---- rdma-core's providers (lib/rdmacore.c) ------------------------------- */
+/* ---- rdma-core's providers (lib/pabi/loader.c) ----------------------------- */
 /* Which providers drive devices: SOFTVERBS_PROVIDERS unset or "native"
  * (built-in rxe/siw for their devices, rdma-core's libraries for the
  * rest), "rdma-core" (rdma-core's libraries for every device). */
