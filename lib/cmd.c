@@ -189,6 +189,16 @@ void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val)
 	a->data = val;
 }
 
+void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle)
+{
+	next_attr(cmd, attr_id)->data = handle;
+}
+
+struct ib_uverbs_attr *sv_ioctl_out_obj(struct sv_ioctl *cmd, uint16_t attr_id)
+{
+	return next_attr(cmd, attr_id);
+}
+
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len)
 {

@@ -12,6 +12,12 @@
 
 #include "core.h"
 
+const struct sv_obj_layout sv_native_layout = {
+	.qp_comp_mask = offsetof(struct sv_qp, comp_mask),
+	.qp_xrcd = offsetof(struct sv_qp, xrcd),
+	.port_attr_size = SV_PORT_ATTR_SIZE,
+};
+
 void sv_context_install_ops(struct verbs_context *v)
 {
 	struct ibv_context_ops *o = &v->context.ops;
@@ -100,6 +106,7 @@ static struct sv_context *context_alloc(struct ibv_device *device,
 	 * does not learn it, the matched provider knows it */
 	ctx->core.driver_id = s->sd.driver_id != RDMA_DRIVER_UNKNOWN ?
 		s->sd.driver_id : (uint32_t)prov->driver_id;
+	ctx->core.layout = &sv_native_layout;
 	ctx->core.ops = sv_default_ops;
 	sv_ops_merge(&ctx->core.ops, prov->ops);
 
@@ -163,11 +170,17 @@ err_close:
 
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	if (!device) {
+	struct sv_sysfs_dev *s = device ? sv_device_sysfs(device) : NULL;
+
+	if (!s) {
+		if (device)
+			sv_err("not a device of this library's device list");
 		errno = EINVAL;
 		return NULL;
 	}
-	return verbs_open_device(device, NULL);
+	if (s->native)
+		return sv_native_open(device, s);
+	return sv_rdmacore_open(device);
 }
 
 SV_EXPORT int ibv_close_device(struct ibv_context *context)

@@ -125,8 +125,9 @@ struct sv_context_ops {
 	int (*query_device_ex)(struct ibv_context *ctx,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr, size_t attr_size);
-	/* attr is always a whole struct ibv_port_attr (the core copies out
-	 * what an older caller's shorter struct can hold) */
+	/* attr is always the newest struct ibv_port_attr, 56 bytes (lib/
+	 * core.h's union sv_port_attr; the core copies out what the
+	 * caller's struct can hold) */
 	int (*query_port)(struct ibv_context *ctx, uint8_t port_num,
 			  struct ibv_port_attr *attr);
 	int (*query_rt_values)(struct ibv_context *ctx,
@@ -305,8 +306,12 @@ struct sv_provider {
  * through its `priv` pointer: for the built-in providers it lives inside
  * struct sv_context, for rdma-core's providers (whose context structs are
  * their own) the core allocates it. */
+struct sv_obj_layout;
 struct verbs_ex_private {
 	struct sv_context_ops ops;  /* defaults + the provider's slots */
+	/* where the core's members are in this provider's objects (a QP's
+	 * comp_mask, the size of its struct ibv_port_attr): lib/core.h */
+	const struct sv_obj_layout *layout;
 	uint32_t driver_id;         /* enum rdma_driver_id, or UNKNOWN */
 	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
 	/* rdma-core providers only: their free_context, NULL for ours */
@@ -369,8 +374,11 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
 			   struct ib_uverbs_ex_query_device_resp *reply);
+/* QUERY_PORT: fills attr up to attr_size bytes (52: rdma-core 44's
+ * struct ibv_port_attr; SV_PORT_ATTR_SIZE: also active_speed_ex). */
+#define SV_PORT_ATTR_SIZE 56
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
-		      struct ibv_port_attr *attr);
+		      struct ibv_port_attr *attr, size_t attr_size);
 
 /* PD and MR: the generic implementations are the defaults of those slots;
  * a provider that needs trailers calls these with its own. */
@@ -386,6 +394,9 @@ int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, int access,
 		    struct sv_udata *udata);
 int sv_cmd_dereg_mr(struct ibv_mr *mr);
+/* A dma-buf registration (fills mr; mr_type SV_MR_TYPE_DMABUF_MR). */
+int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			 uint64_t iova, int fd, int access, struct sv_mr *mr);
 
 /* MW: fills mw (context, pd, type, handle, rkey). */
 int sv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,

@@ -41,15 +41,17 @@ SV_EXPORT int ibv_query_device(struct ibv_context *context,
 int sv_query_port(struct ibv_context *ctx, uint8_t port_num,
 		  struct ibv_port_attr *attr, size_t attr_len)
 {
-	struct ibv_port_attr full;
+	union sv_port_attr full;
 	int ret;
 
 	if (!valid_ctx(ctx) || !attr)
 		return EINVAL;
-	/* Older programs pass a shorter struct: the provider always fills a
-	 * whole one, the caller gets what it has room for. */
+	/* Programs pass the struct of their verbs.h (rdma-core 44's is 52
+	 * bytes, 49's 56, pre-2017 ones less): the provider fills the
+	 * newest (or what its own generation knows of it, the rest stays
+	 * zero), the caller gets what it has room for. */
 	memset(&full, 0, sizeof(full));
-	ret = ops_of(ctx)->query_port(ctx, port_num, &full);
+	ret = ops_of(ctx)->query_port(ctx, port_num, &full.attr);
 	if (ret)
 		return ret;
 	if (attr_len > sizeof(full)) {
@@ -135,33 +137,6 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 		return -1;
 	}
 	memcpy(gid, &e.gid, sizeof(*gid));
-	return 0;
-}
-
-/* IBVERBS_PRIVATE_34, imported by Debian's ibv_devinfo: 0, or -1 with
- * errno. */
-SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
-				 uint8_t port_num, unsigned int index,
-				 enum ibv_gid_type_sysfs *type)
-{
-	struct ibv_gid_entry e;
-	int ret;
-
-	if (!valid_ctx(context) || !type) {
-		errno = EINVAL;
-		return -1;
-	}
-	ret = sv_query_gid_entry(context, port_num, index, &e);
-	if (ret == ENODATA) {
-		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
-		return 0;
-	}
-	if (ret) {
-		errno = ret;
-		return -1;
-	}
-	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
-		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 	return 0;
 }
 
@@ -468,11 +443,14 @@ SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 		errno = EINVAL;
 		return NULL;
 	}
-	sqp = sv_to_qp(qp);
-	if (!(sqp->comp_mask & SV_QP_EX)) {
+	/* the ibv_qp_ex starts at the QP in every layout; the provider's
+	 * comp_mask says whether it has one (rdma-core 45 moved it) */
+	if (!valid_ctx(qp->context) ||
+	    !(sv_qp_comp_mask(sv_priv(qp->context)->layout, qp) & SV_QP_EX)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	sqp = sv_to_qp(qp);
 	return &sqp->qp_ex;
 }
 
@@ -490,13 +468,28 @@ SV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return ops_of(qp->context)->set_ece(qp, ece);
 }
 
-/* 0 when the provider promises nothing (the default, as rdma-core). */
+/* flags 0: 1 when the provider promises whole messages in order, else
+ * 0 (the default, as rdma-core). IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
+ * (rdma-core 49): the provider's capability bits, whole messages
+ * implying 128-byte aligned blocks. Unknown flags: 0. */
+#ifndef IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
+#define IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (1u << 0)
+#define IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (1 << 0)
+#define IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (1 << 1)
+#endif
 SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 					 enum ibv_wr_opcode op, uint32_t flags)
 {
+	int caps;
+
 	if (!qp || !valid_ctx(qp->context))
 		return 0;
-	return ops_of(qp->context)->query_qp_data_in_order(qp, op, flags);
+	if (flags & ~(uint32_t)IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS)
+		return 0;
+	caps = ops_of(qp->context)->query_qp_data_in_order(qp, op, flags);
+	if (caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG)
+		caps |= IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+	return flags ? caps : !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
 }
 
 /* ---- address handles and multicast -------------------------------------- */

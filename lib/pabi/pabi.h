@@ -1,527 +1,86 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* rdma-core 44's provider ABI (version node IBVERBS_PRIVATE_34): the
- * structures Debian's provider libraries (libmlx5, libefa, librxe, ...)
- * were compiled against, and the entry points they import.
+/* The provider-ABI layer (lib/pabi/): rdma-core's provider libraries on
+ * softverbs' core. Its files include this header; the core never does
+ * (it calls the layer through the few functions lib/core.h declares).
  *
- * rdma-core's <infiniband/driver.h> is not installed by Debian, so the
- * layouts are written out here from rdma-core v44.0's headers (driver.h,
- * cmd_ioctl.h); every field is where the providers' machine code expects
- * it (test_private_abi checks sizes and offsets). Member names follow
- * rdma-core's so that a reader can compare. softverbs' own objects
- * (provider.h) share these layouts where the core treats both alike. */
+ *   loader.c       finding, loading and registering the libraries;
+ *                  matching a device to one; refusing one of unknown
+ *                  generation
+ *   provenance.c   which rdma-core release built a library (the evidence)
+ *   elf.c          the versioned symbols a library imports
+ *   generations.c  every release's differences, one table
+ *   context.c      the context a provider builds on the core
+ *   ops.c          the provider's ops table into the core's
+ *   cmd*.c         the ibv_cmd_* helpers, per kind of object
+ */
 #ifndef SV_PABI_H
 #define SV_PABI_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h>
-#include <time.h>
 
-#include <infiniband/verbs.h>
-#include <rdma/ib_user_ioctl_verbs.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
+#include "core.h"
+#include "abi.h"
 
-/* ccan's list node, embedded in two of the structures below. */
-struct sv_list_node {
-	struct sv_list_node *next, *prev;
+/* ---- generations (generations.c) -------------------------------------------
+ * A run of rdma-core releases whose providers share one provider ABI: the
+ * same version node, the same layout of every structure the core and the
+ * provider share, the same calling conventions. */
+struct pabi_gen {
+	const char *name;          /* "rdma-core 45-48", for the log */
+	unsigned int first, last;  /* the releases it covers */
+	const char *node;          /* the version node its providers import */
+	/* where the core's members are in the provider's objects */
+	struct sv_obj_layout layout;
+	/* ibv_cmd_reg_dmabuf_mr has its eighth argument (v54) */
+	bool reg_dmabuf_mr_driver;
 };
 
-/* ---- devices -------------------------------------------------------------- */
+/* The generation of release `release`, or NULL (not one this library
+ * drives). */
+const struct pabi_gen *pabi_gen_of_release(unsigned int release);
+/* Every generation, oldest first (tests, the log). */
+size_t pabi_gen_count(void);
+const struct pabi_gen *pabi_gen_at(size_t i);
+/* The generation of a context's provider; NULL for a context of the
+ * built-in providers (their layout is sv_native_layout). */
+const struct pabi_gen *pabi_gen_of(struct ibv_context *ctx);
+/* The releases between which a symbol of `node` exists: 0 when the node
+ * never had it. *last is the newest release that has it. */
+unsigned int pabi_symbol_since(const char *node, const char *name,
+			       unsigned int *last);
+/* The oldest and newest release this library drives. */
+unsigned int pabi_first_release(void);
+unsigned int pabi_last_release(void);
 
-enum {
-	VERBS_MATCH_SENTINEL = 0,
-	VERBS_MATCH_PCI = 1,
-	VERBS_MATCH_MODALIAS = 2,
-	VERBS_MATCH_DRIVER_ID = 3,
-};
+/* The core's part of a new QP, written where the provider's layout has
+ * them (rdma-core 45 moved comp_mask and xrcd): comp_mask, and xrcd when
+ * comp_mask has VERBS_QP_XRCD. */
+void pabi_qp_set_core(const struct sv_obj_layout *layout, struct ibv_qp *qp,
+		      uint32_t comp_mask, struct verbs_xrcd *xrcd);
 
-/* One row of a provider's match table; the table ends with kind 0. */
-struct verbs_match_ent {
-	void *driver_data;
-	union {
-		const char *modalias; /* fnmatch(3) pattern */
-		uint64_t driver_id;   /* enum rdma_driver_id */
-	} u;
-	uint16_t vendor;
-	uint16_t device;
-	uint8_t kind;
-};
+/* ---- provenance (provenance.c) ----------------------------------------------
+ * Which generation the provider library at `path` (as dladdr names it),
+ * registered through version node `node`, belongs to, from the evidence
+ * around it; NULL when the evidence is missing or contradicts itself. why (why_len bytes) says which evidence
+ * decided, or what is missing. */
+const struct pabi_gen *pabi_gen_of_library(const char *path, const char *node,
+					   char *why, size_t why_len);
+/* "libibverbs.so.1.14.56.1" -> 56: rdma-core names its libraries
+ * lib<name>.so.<soname>.<minor>.<release>.<patch>; 0 for any other
+ * name. */
+unsigned int pabi_release_of_name(const char *file_name);
 
-/* verbs_sysfs_dev.flags: which lazily read fields are valid */
-enum {
-	VSYSFS_READ_MODALIAS = 1 << 0,
-	VSYSFS_READ_NODE_GUID = 1 << 1,
-};
+/* ---- ELF (elf.c) --------------------------------------------------------------
+ * Calls fn for every undefined dynamic symbol of the ELF shared object
+ * at path that is bound to version `node` of a needed library. 0, or
+ * -errno (-ENOEXEC: not an ELF64 object this code can read). */
+int pabi_elf_imports(const char *path, const char *node,
+		     void (*fn)(const char *symbol, void *arg), void *arg);
 
-/* One kernel RDMA device as the core found it; providers read it in
- * match_device() and alloc_device() and keep a pointer to it. */
-struct verbs_sysfs_dev {
-	struct sv_list_node entry;
-	void *provider_data;
-	const struct verbs_match_ent *match;
-	unsigned int flags;
-	char sysfs_name[IBV_SYSFS_NAME_MAX];   /* uverbsN */
-	dev_t sysfs_cdev;
-	char ibdev_name[IBV_SYSFS_NAME_MAX];   /* mlx5_0 */
-	char ibdev_path[IBV_SYSFS_PATH_MAX];   /* <sysfs>/class/infiniband/mlx5_0 */
-	char modalias[512];
-	uint64_t node_guid;
-	uint32_t driver_id;
-	enum ibv_node_type node_type;
-	int ibdev_idx;
-	uint32_t num_ports;
-	uint32_t abi_ver;
-	struct timespec time_created;
-};
-
-struct verbs_device;
-
-/* What a provider hands to verbs_register_driver_34(). */
-struct verbs_device_ops {
-	const char *name;
-	uint32_t match_min_abi_version;
-	uint32_t match_max_abi_version;
-	const struct verbs_match_ent *match_table;
-	const struct verbs_device_ops **static_providers;
-	bool (*match_device)(struct verbs_sysfs_dev *sysfs_dev);
-	struct verbs_context *(*alloc_context)(struct ibv_device *device,
-					       int cmd_fd, void *private_data);
-	struct verbs_context *(*import_context)(struct ibv_device *device,
-						int cmd_fd);
-	struct verbs_device *(*alloc_device)(struct verbs_sysfs_dev *sysfs_dev);
-	void (*uninit_device)(struct verbs_device *device);
-};
-
-/* Every device the core lists: providers allocate theirs (with this
- * first) in alloc_device(); the core allocates a bare one for its
- * built-in providers. */
-struct verbs_device {
-	struct ibv_device device; /* what applications see: first */
-	const struct verbs_device_ops *ops;
-	atomic_int refcount;
-	struct sv_list_node entry;
-	struct verbs_sysfs_dev *sysfs;
-	uint64_t core_support;
-};
-
-static inline struct verbs_device *verbs_get_device(const struct ibv_device *dev)
-{
-	return (struct verbs_device *)((char *)dev -
-				       offsetof(struct verbs_device, device));
-}
-
-/* ---- objects the command helpers fill ------------------------------------- */
-
-struct verbs_xrcd {
-	struct ibv_xrcd xrcd;
-	uint32_t comp_mask; /* VERBS_XRCD_* */
-	uint32_t handle;
-};
-enum { VERBS_XRCD_HANDLE = 1 << 0 };
-
-struct verbs_srq {
-	struct ibv_srq srq;
-	enum ibv_srq_type srq_type;
-	struct verbs_xrcd *xrcd;
-	struct ibv_cq *cq;
-	uint32_t srq_num;
-};
-
-enum { VERBS_QP_XRCD = 1 << 0, VERBS_QP_EX = 1 << 1 };
-
-struct verbs_qp {
-	union {
-		struct ibv_qp qp;
-		struct ibv_qp_ex qp_ex;
-	};
-	uint32_t comp_mask; /* VERBS_QP_* */
-	struct verbs_xrcd *xrcd;
-};
-
-struct verbs_cq {
-	union {
-		struct ibv_cq cq;
-		struct ibv_cq_ex cq_ex;
-	};
-};
-
-enum ibv_mr_type {
-	IBV_MR_TYPE_MR,
-	IBV_MR_TYPE_NULL_MR,
-	IBV_MR_TYPE_IMPORTED_MR,
-	IBV_MR_TYPE_DMABUF_MR,
-};
-
-struct verbs_mr {
-	struct ibv_mr ibv_mr;
-	enum ibv_mr_type mr_type;
-	int access;
-};
-
-enum ibv_flow_action_type {
-	IBV_FLOW_ACTION_UNSPECIFIED,
-	IBV_FLOW_ACTION_ESP = 1,
-};
-
-struct verbs_flow_action {
-	struct ibv_flow_action action;
-	uint32_t handle;
-	enum ibv_flow_action_type type;
-};
-
-struct verbs_dm {
-	struct ibv_dm dm;
-	uint32_t handle;
-};
-
-struct verbs_counters {
-	struct ibv_counters counters;
-	uint32_t handle;
-};
-
-/* ibv_query_gid_type()'s answer (sysfs naming) */
-enum ibv_gid_type_sysfs {
-	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
-	IBV_GID_TYPE_SYSFS_ROCE_V2,
-};
-
-/* create_cq_ex command flags */
-enum { CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0 };
-
-/* ---- the provider's context ops (sorted, as rdma-core keeps them) --------- */
-
-struct verbs_context_ops {
-	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-			 uint32_t flags, struct ibv_sge *sg_list,
-			 uint32_t num_sges);
-	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
-				   struct ibv_alloc_dm_attr *attr);
-	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
-	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
-	struct ibv_pd *(*alloc_parent_domain)(
-		struct ibv_context *context,
-		struct ibv_parent_domain_init_attr *attr);
-	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
-	struct ibv_td *(*alloc_td)(struct ibv_context *context,
-				   struct ibv_td_init_attr *init_attr);
-	void (*async_event)(struct ibv_context *context,
-			    struct ibv_async_event *event);
-	int (*attach_counters_point_flow)(struct ibv_counters *counters,
-					  struct ibv_counter_attach_attr *attr,
-					  struct ibv_flow *flow);
-	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
-		       struct ibv_mw_bind *mw_bind);
-	int (*close_xrcd)(struct ibv_xrcd *xrcd);
-	void (*cq_event)(struct ibv_cq *cq);
-	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
-	struct ibv_counters *(*create_counters)(
-		struct ibv_context *context,
-		struct ibv_counters_init_attr *init_attr);
-	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
-				    struct ibv_comp_channel *channel,
-				    int comp_vector);
-	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
-					  struct ibv_cq_init_attr_ex *init_attr);
-	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
-					struct ibv_flow_attr *flow_attr);
-	struct ibv_flow_action *(*create_flow_action_esp)(
-		struct ibv_context *context,
-		struct ibv_flow_action_esp_attr *attr);
-	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
-				    struct ibv_qp_init_attr *attr);
-	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
-				       struct ibv_qp_init_attr_ex *attr);
-	struct ibv_rwq_ind_table *(*create_rwq_ind_table)(
-		struct ibv_context *context,
-		struct ibv_rwq_ind_table_init_attr *init_attr);
-	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
-				      struct ibv_srq_init_attr *attr);
-	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
-					 struct ibv_srq_init_attr_ex *attr);
-	struct ibv_wq *(*create_wq)(struct ibv_context *context,
-				    struct ibv_wq_init_attr *wq_init_attr);
-	int (*dealloc_mw)(struct ibv_mw *mw);
-	int (*dealloc_pd)(struct ibv_pd *pd);
-	int (*dealloc_td)(struct ibv_td *td);
-	int (*dereg_mr)(struct verbs_mr *vmr);
-	int (*destroy_ah)(struct ibv_ah *ah);
-	int (*destroy_counters)(struct ibv_counters *counters);
-	int (*destroy_cq)(struct ibv_cq *cq);
-	int (*destroy_flow)(struct ibv_flow *flow);
-	int (*destroy_flow_action)(struct ibv_flow_action *action);
-	int (*destroy_qp)(struct ibv_qp *qp);
-	int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *rwq_ind_table);
-	int (*destroy_srq)(struct ibv_srq *srq);
-	int (*destroy_wq)(struct ibv_wq *wq);
-	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-	void (*free_context)(struct ibv_context *context);
-	int (*free_dm)(struct ibv_dm *dm);
-	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
-	struct ibv_dm *(*import_dm)(struct ibv_context *context,
-				    uint32_t dm_handle);
-	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
-	struct ibv_pd *(*import_pd)(struct ibv_context *context,
-				    uint32_t pd_handle);
-	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
-	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
-				      struct ibv_flow_action_esp_attr *attr);
-	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			 int attr_mask);
-	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
-				    struct ibv_qp_rate_limit_attr *attr);
-	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-			  int srq_attr_mask);
-	int (*modify_wq)(struct ibv_wq *wq, struct ibv_wq_attr *wq_attr);
-	struct ibv_qp *(*open_qp)(struct ibv_context *context,
-				  struct ibv_qp_open_attr *attr);
-	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
-				      struct ibv_xrcd_init_attr *attr);
-	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
-	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			 struct ibv_recv_wr **bad_wr);
-	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			 struct ibv_send_wr **bad_wr);
-	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *op,
-			    struct ibv_ops_wr **bad_op);
-	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
-			     struct ibv_recv_wr **bad_recv_wr);
-	int (*query_device_ex)(struct ibv_context *context,
-			       const struct ibv_query_device_ex_input *input,
-			       struct ibv_device_attr_ex *attr, size_t attr_size);
-	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-	int (*query_port)(struct ibv_context *context, uint8_t port_num,
-			  struct ibv_port_attr *port_attr);
-	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			int attr_mask, struct ibv_qp_init_attr *init_attr);
-	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
-				      uint32_t flags);
-	int (*query_rt_values)(struct ibv_context *context,
-			       struct ibv_values_ex *values);
-	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
-	int (*read_counters)(struct ibv_counters *counters,
-			     uint64_t *counters_value, uint32_t ncounters,
-			     uint32_t flags);
-	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
-				    uint64_t dm_offset, size_t length,
-				    unsigned int access);
-	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
-					size_t length, uint64_t iova, int fd,
-					int access);
-	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
-				 uint64_t hca_va, int access);
-	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
-			void *addr, size_t length, int access);
-	int (*resize_cq)(struct ibv_cq *cq, int cqe);
-	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-	void (*unimport_dm)(struct ibv_dm *dm);
-	void (*unimport_mr)(struct ibv_mr *mr);
-	void (*unimport_pd)(struct ibv_pd *pd);
-};
-
-/* ---- ioctl command buffers (rdma-core's cmd_ioctl.h) ----------------------- */
-
-/* A block of ioctl attributes on the caller's stack. Providers fill
- * attributes with inline functions compiled into them (next_attr++ up to
- * last_attr) and may chain blocks through `next`; execute_ioctl copies
- * the chained attributes behind this block's own (the first block is
- * sized for all of them by __ioctl_final_num_attrs) and back afterwards,
- * so that outputs read through a chained block's attribute pointers see
- * the kernel's answer. hdr.attrs[] follows the struct in memory. */
-struct ibv_command_buffer {
-	struct ibv_command_buffer *next;
-	struct ib_uverbs_attr *next_attr;
-	struct ib_uverbs_attr *last_attr;
-	/* write-fallback bookkeeping: where the UHW attributes are and how
-	 * much room the core needs before them, in 32-bit words */
-	uint8_t uhw_in_idx;
-	uint8_t uhw_out_idx;
-	uint8_t uhw_in_headroom_dwords;
-	uint8_t uhw_out_headroom_dwords;
-	uint8_t buffer_error : 1;        /* a fill_* could not marshal */
-	uint8_t fallback_require_ex : 1;
-	uint8_t fallback_ioctl_only : 1;
-	struct ib_uverbs_ioctl_hdr hdr;
-};
-enum { SV_UHW_NO_INDEX = 0xff };
-
-/* ---- entry points (IBVERBS_PRIVATE_34) -------------------------------------- */
-
-/* rdma-core's log levels 1..4 are softverbs' SV_LOG_ERROR..SV_LOG_DEBUG. */
-void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt,
-		 ...) __attribute__((format(printf, 3, 4)));
-
-extern bool verbs_allow_disassociate_destroy;
-
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
-void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
-				    size_t alloc_size,
-				    struct verbs_context *context_offset,
-				    uint32_t driver_id);
-void verbs_uninit_context(struct verbs_context *context);
-void verbs_set_ops(struct verbs_context *vctx,
-		   const struct verbs_context_ops *ops);
-void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
-		   struct ibv_comp_channel *channel, void *cq_context);
-struct ibv_context *verbs_open_device(struct ibv_device *device,
-				      void *private_data);
-int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
-			      struct verbs_sysfs_dev *sysfs_dev,
-			      const char *fnfmt, ...)
-	__attribute__((format(printf, 4, 5)));
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum ibv_gid_type_sysfs *type);
-
-unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,
-				     struct ibv_command_buffer *link);
-int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
-
-/* The command helpers. `cmd` points at rdma-core's request struct: the
- * uverbs command header (plus the extended header for _ex commands), the
- * core request, then the driver's data up to cmd_size; `resp` at the
- * core response followed by the driver's, resp_size in all. The core
- * request is built from the arguments; only the driver's parts are taken
- * from and given back to these buffers (and the core response copied
- * into resp). 0 or a positive errno, like every softverbs command. */
-int ibv_cmd_get_context(struct verbs_context *context, void *cmd,
-			size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_query_context(struct ibv_context *ctx,
-			  struct ibv_command_buffer *driver);
-int ibv_cmd_query_device_any(struct ibv_context *context,
-			     const struct ibv_query_device_ex_input *input,
-			     struct ibv_device_attr_ex *attr, size_t attr_size,
-			     void *resp, size_t *resp_size);
-int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
-		       struct ibv_port_attr *port_attr, void *cmd,
-		       size_t cmd_size);
-int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
-		     void *cmd, size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
-int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
-		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
-		      void *cmd, size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
-int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-		   uint64_t hca_va, int access, struct verbs_mr *vmr, void *cmd,
-		   size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
-		     size_t length, uint64_t hca_va, int access,
-		     struct ibv_pd *pd, void *cmd, size_t cmd_sz, void *resp,
-		     size_t resp_sz);
-int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
-int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
-		     uint32_t mr_handle);
-int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-		      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
-int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
-			  uint64_t iova, int fd, int access,
-			  struct verbs_mr *vmr);
-int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
-		     struct ibv_mw *mw, void *cmd, size_t cmd_size, void *resp,
-		     size_t resp_size);
-int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
-int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
-		      struct ibv_comp_channel *channel, int comp_vector,
-		      struct ibv_cq *cq, void *cmd, size_t cmd_size, void *resp,
-		      size_t resp_size);
-int ibv_cmd_create_cq_ex(struct ibv_context *context,
-			 const struct ibv_cq_init_attr_ex *cq_attr,
-			 struct verbs_cq *cq, void *cmd, size_t cmd_size,
-			 void *resp, size_t resp_size, uint32_t cmd_flags);
-int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
-int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
-int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, void *cmd, size_t cmd_size,
-		      void *resp, size_t resp_size);
-int ibv_cmd_destroy_cq(struct ibv_cq *cq);
-int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr,
-		      void *cmd, size_t cmd_size);
-int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
-		       struct ibv_srq_init_attr *attr, void *cmd,
-		       size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
-			  struct ibv_srq_init_attr_ex *attr_ex, void *cmd,
-			  size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-		       int srq_attr_mask, void *cmd, size_t cmd_size);
-int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-		      void *cmd, size_t cmd_size);
-int ibv_cmd_destroy_srq(struct ibv_srq *srq);
-int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
-		      struct ibv_qp_init_attr *attr, void *cmd,
-		      size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
-			 struct ibv_qp_init_attr_ex *attr_ex, void *cmd,
-			 size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
-			  struct ibv_qp_init_attr_ex *qp_attr, void *cmd,
-			  size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
-		    int vqp_sz, struct ibv_qp_open_attr *attr, void *cmd,
-		    size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
-		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
-		     void *cmd, size_t cmd_size);
-int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-		      int attr_mask, void *cmd, size_t cmd_size);
-int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			 int attr_mask, void *cmd, size_t cmd_size, void *resp,
-			 size_t resp_size);
-int ibv_cmd_destroy_qp(struct ibv_qp *qp);
-int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		      struct ibv_send_wr **bad_wr);
-int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		      struct ibv_recv_wr **bad_wr);
-int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			  struct ibv_recv_wr **bad_wr);
-int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
-		      struct ibv_ah_attr *attr, void *resp, size_t resp_size);
-int ibv_cmd_destroy_ah(struct ibv_ah *ah);
-int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
-			 uint16_t lid);
-int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
-			 uint16_t lid);
-int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
-			struct ibv_flow_attr *flow_attr, void *ucmd,
-			size_t ucmd_size);
-int ibv_cmd_destroy_flow(struct ibv_flow *flow_id);
-int ibv_cmd_create_flow_action_esp(struct ibv_context *ctx,
-				   struct ibv_flow_action_esp_attr *attr,
-				   struct verbs_flow_action *flow_action,
-				   struct ibv_command_buffer *driver);
-int ibv_cmd_modify_flow_action_esp(struct verbs_flow_action *flow_action,
-				   struct ibv_flow_action_esp_attr *attr,
-				   struct ibv_command_buffer *driver);
-int ibv_cmd_destroy_flow_action(struct verbs_flow_action *action);
-int ibv_cmd_create_wq(struct ibv_context *context,
-		      struct ibv_wq_init_attr *wq_init_attr, struct ibv_wq *wq,
-		      void *cmd, size_t cmd_size, void *resp, size_t resp_size);
-int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr, void *cmd,
-		      size_t cmd_size);
-int ibv_cmd_destroy_wq(struct ibv_wq *wq);
-int ibv_cmd_create_rwq_ind_table(struct ibv_context *context,
-				 struct ibv_rwq_ind_table_init_attr *init_attr,
-				 struct ibv_rwq_ind_table *rwq_ind_table,
-				 void *resp, size_t resp_size);
-int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_table);
-int ibv_cmd_create_counters(struct ibv_context *context,
-			    struct ibv_counters_init_attr *init_attr,
-			    struct verbs_counters *vcounters,
-			    struct ibv_command_buffer *link);
-int ibv_cmd_destroy_counters(struct verbs_counters *vcounters);
-int ibv_cmd_read_counters(struct verbs_counters *vcounters,
-			  uint64_t *counters_value, uint32_t ncounters,
-			  uint32_t flags, struct ibv_command_buffer *link);
-int ibv_cmd_alloc_dm(struct ibv_context *ctx,
-		     const struct ibv_alloc_dm_attr *dm_attr,
-		     struct verbs_dm *dm, struct ibv_command_buffer *link);
-int ibv_cmd_free_dm(struct verbs_dm *dm);
-int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
-		      uint64_t offset, size_t length, unsigned int access,
-		      struct verbs_mr *vmr, struct ibv_command_buffer *link);
+/* ---- ops (ops.c) ---------------------------------------------------------------- */
+/* dst gets every non-NULL slot of an rdma-core provider's table. */
+void pabi_ops_take(struct sv_context_ops *dst,
+		   const struct verbs_context_ops *src);
 
 #endif
