@@ -453,7 +453,7 @@ static int advise_edges(struct range_map *m, const struct edge_it *start, int ad
 {
 	int undo_advice = advice == MADV_DONTFORK ? MADV_DOFORK : MADV_DONTFORK;
 	struct edge_it it = *start;
-	uintptr_t es, ee;
+	uintptr_t es = 0, ee = 0; /* set by edge_next before use (GCC 14 cannot tell) */
 	size_t done = 0, undo;
 	int err = 0;
 

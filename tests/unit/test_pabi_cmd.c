@@ -424,7 +424,7 @@ static void pv_set_uhw(struct ibv_command_buffer *b, const void *in,
 
 /* driver attributes live in the driver's id space, which UHW_IN/OUT
  * share (they never meet in one method); keep clear of those two */
-#define DRV_ATTR(n) ((uint16_t)(UVERBS_UDATA_DRIVER_DATA_FLAG | (0x10 + (n))))
+#define DRV_ATTR(n) ((uint16_t)((1U << UVERBS_ID_NS_SHIFT) | (0x10 + (n))))
 
 /* ---- execute_ioctl ---------------------------------------------------------------- */
 
