@@ -12,6 +12,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
+#include "env.h"
 #include "log.h"
 #include "private34.h"
 #include "provider.h"
