@@ -14,7 +14,7 @@
 
 #include "env.h"
 #include "log.h"
-#include "private34.h"
+#include "pabi/pabi.h"
 #include "provider.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
@@ -106,7 +106,7 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 					    const char *ibdev_name,
 					    unsigned int abi_version);
 
-/* ---- rdma-core's providers (lib/rdmacore.c) ------------------------------- */
+/* ---- rdma-core's providers (lib/pabi/loader.c) ----------------------------- */
 /* Which providers drive devices: SOFTVERBS_PROVIDERS unset or "native"
  * (built-in rxe/siw for their devices, rdma-core's libraries for the
  * rest), "rdma-core" (rdma-core's libraries for every device). */

@@ -64,7 +64,7 @@ struct sv_cq {
 };
 
 /* The core objects below are laid out as rdma-core 44's verbs_qp,
- * verbs_srq and verbs_mr (lib/private34.h checks it), so that the core
+ * verbs_srq and verbs_mr (lib/pabi/context.c checks it), so that the core
  * treats objects of its own providers and of rdma-core's alike. */
 
 /* A QP: ibv_qp_ex starts with the ibv_qp. */

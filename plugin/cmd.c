@@ -22,7 +22,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "provider.h"
-#include "private34.h"
+#include "pabi/pabi.h"
 
 /* Room for any request or reply the soft providers send: the largest
  * core struct (ib_uverbs_ex_create_qp_resp, 64 bytes) plus headers and

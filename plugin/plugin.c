@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi/pabi.h"
 
 /* The provider this plug-in carries (-DSV_PLUGIN_PROVIDER=rxe_provider). */
 #define sv_plugin_provider SV_PLUGIN_PROVIDER

@@ -2,8 +2,8 @@
 /* IBVERBS_PRIVATE_34, the context side: what an rdma-core provider calls
  * to build its context on softverbs' core (_verbs_init_and_alloc_context,
  * verbs_set_ops, verbs_uninit_context), plus logging and sysfs helpers.
- * Registration and matching are lib/rdmacore.c's; the command helpers
- * lib/cmd34.c's.
+ * Registration and matching are lib/pabi/loader.c's; the command helpers
+ * lib/pabi/cmd*.c's.
  *
  * An rdma-core provider allocates its own context struct with the
  * verbs_context inside; the core's state for it (the ops table the
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 _Static_assert(sizeof(struct sv_qp) == sizeof(struct verbs_qp) &&
 		       offsetof(struct sv_qp, comp_mask) ==

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 SV_EXPORT unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,
 					       struct ibv_command_buffer *link)

@@ -2,7 +2,7 @@
 /* rdma-core 44's provider command ABI (IBVERBS_PRIVATE_34) against
  * recorded bytes: execute_ioctl over struct ibv_command_buffer chains
  * (linearizing, UHW_IN inlining, copying answers back to the provider's
- * own attributes) and every ibv_cmd_* of lib/cmd34_*.c — the command
+ * own attributes) and every ibv_cmd_* of lib/pabi/cmd*.c — the command
  * each sends (headers, core payload, driver trailers, attributes) and
  * where the kernel's answer lands (the verbs_* objects, the provider's
  * response buffers). Hooks on sv_cmd_write_fn / sv_cmd_ioctl_fn play the
@@ -2061,9 +2061,9 @@ START_TEST(post_recv_and_srq_recv)
 }
 END_TEST
 
-static Suite *make_cmd34_suite(void)
+static Suite *make_pabi_cmd_suite(void)
 {
-	Suite *s = suite_create("cmd34");
+	Suite *s = suite_create("pabi_cmd");
 	TCase *ioctl_tc = tcase_create("execute_ioctl");
 	TCase *ioctl_cmds = tcase_create("ioctl commands");
 	TCase *write_cmds = tcase_create("write commands");
@@ -2120,5 +2120,5 @@ static Suite *make_cmd34_suite(void)
 
 int main(void)
 {
-	return check_run(make_cmd34_suite());
+	return check_run(make_pabi_cmd_suite());
 }

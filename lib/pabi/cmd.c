@@ -10,14 +10,14 @@
  * then the driver's. The core request is built here from the arguments;
  * the driver's part goes to the kernel as it is, and the kernel's reply
  * lands in the provider's buffer, core part included. 0 or a positive
- * errno. The ioctl-only helpers are lib/cmd34_ioctl.c's. */
+ * errno. The ioctl-only helpers are lib/pabi/cmd_ioctl.c's. */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 /* The driver's parts of a provider's buffers, for a command whose core
  * request is `core` (legacy or extended) and core reply resp_len bytes. */

@@ -9,8 +9,8 @@
  * it (test_private_abi checks sizes and offsets). Member names follow
  * rdma-core's so that a reader can compare. softverbs' own objects
  * (provider.h) share these layouts where the core treats both alike. */
-#ifndef SV_PRIVATE34_H
-#define SV_PRIVATE34_H
+#ifndef SV_PABI_H
+#define SV_PABI_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 /* The core part of a new QP, once the kernel made it. */
 static void init_qp(struct verbs_qp *vqp,
