@@ -13,6 +13,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
+#include "env.h"
 #include "log.h"
 #include "provider.h"
 #include "verbs_device.h"

@@ -74,7 +74,7 @@ static atomic_int notes_to_map;
 
 static int env_on(const char *name)
 {
-	const char *v = getenv(name);
+	const char *v = sv_env(name);
 
 	return v && strcmp(v, "0") != 0;
 }

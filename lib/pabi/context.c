@@ -68,7 +68,7 @@ SV_EXPORT bool verbs_allow_disassociate_destroy;
 
 static int env_set(const char *name)
 {
-	const char *v = getenv(name);
+	const char *v = sv_env(name);
 
 	return v && strcmp(v, "0") != 0;
 }

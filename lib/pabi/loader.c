@@ -27,7 +27,7 @@ static int mode;
 
 static void read_mode(void)
 {
-	const char *v = getenv("SOFTVERBS_PROVIDERS");
+	const char *v = sv_env_path("SOFTVERBS_PROVIDERS");
 
 	if (!v || !*v || !strcmp(v, "native")) {
 		mode = SV_PROVIDERS_NATIVE;
@@ -272,13 +272,11 @@ static void load_all(void)
 	struct names nl = { 0 };
 	const char *env = NULL;
 
-	/* The caller's own providers first (not for setuid programs), as
-	 * rdma-core tries them before the system's. */
-	if (getuid() == geteuid()) {
-		env = getenv("RDMAV_DRIVERS");
-		if (!env)
-			env = getenv("IBV_DRIVERS");
-	}
+	/* The caller's own providers first, as rdma-core tries them before
+	 * the system's; never in a privileged process (lib/env.h). */
+	env = sv_env_path("RDMAV_DRIVERS");
+	if (!env)
+		env = sv_env_path("IBV_DRIVERS");
 	for (const char *p = env; p && *p;) {
 		size_t len = strcspn(p, ":;");
 
