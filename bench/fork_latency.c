@@ -15,12 +15,25 @@
  *       mapping, as separate allocations end up) and print the number of
  *       mappings (/proc/self/maps lines) before and after:
  *       lib=... mrs=N maps_before=... maps_after=...
+ *   fork_latency probe MIB COUNT
+ *       the subpage probe: ibv_fork_init(), a 1 KiB MR in the second half
+ *       of a page whose first half holds a string, one MIB MiB MR more
+ *       (0: none), then COUNT times: fork(), the child reads the string:
+ *       lib=... mib=... child=ok|SIGSEGV|wrong fork_us=<median> ...
+ *   fork_latency small N COUNT
+ *       the same with N such pages (N 1 KiB MRs, each page's first half
+ *       holding a string): the child reads all N strings:
+ *       lib=... mrs=N child=ok|SIGSEGV|wrong fork_us=<median> ...
  *
+ * Fork safety: from the environment for fork and vmas, ibv_fork_init()
+ * for probe and small.
  * Device: env RXE_DEV or the first. Exit 0, or 1 with a message. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +180,90 @@ static int bench_vmas(struct ibv_pd *pd, int n)
 	return 0;
 }
 
+/* ---- the subpage probe ---------------------------------------------------- */
+
+#define PROBE_TEXT "unregistered bytes sharing a page with an MR"
+
+static sigjmp_buf segv_env;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(segv_env, 1);
+}
+
+/* In the child: 0 every string is there, 1 one differs, 2 SIGSEGV. */
+static int child_reads(uint8_t *pages, int n)
+{
+	struct sigaction sa = { .sa_handler = on_segv };
+
+	sigaction(SIGSEGV, &sa, NULL);
+	if (sigsetjmp(segv_env, 1))
+		return 2;
+	for (int i = 0; i < n; i++)
+		if (memcmp(pages + 2 * PAGE * (size_t)i, PROBE_TEXT, sizeof(PROBE_TEXT)))
+			return 1;
+	return 0;
+}
+
+/* n pages (every other one of a mapping), each with the string in its
+ * first half and a 1 KiB MR in its second; mib MiB more registered. */
+static int bench_probe(struct ibv_pd *pd, int n, size_t mib, int count, const char *what)
+{
+	static const char *const verdict[] = { "ok", "wrong", "SIGSEGV", "died" };
+	double *t_fork = calloc((size_t)count, sizeof(double));
+	double *t_all = calloc((size_t)count, sizeof(double));
+	uint8_t *pages, *big = NULL;
+	int worst = 0, ret = ibv_fork_init();
+
+	if (ret) {
+		errno = ret;
+		fail("ibv_fork_init");
+	}
+	pages = mmap(NULL, 2 * PAGE * (size_t)n, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!t_fork || !t_all || pages == MAP_FAILED)
+		fail("memory");
+	for (int i = 0; i < n; i++) {
+		uint8_t *p = pages + 2 * PAGE * (size_t)i;
+
+		memset(p, 0, 2 * PAGE);
+		strcpy((char *)p, PROBE_TEXT);
+		if (!ibv_reg_mr(pd, p + PAGE / 2, 1024, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+			fail("ibv_reg_mr (ulimit -l?)");
+	}
+	if (mib) {
+		big = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (big == MAP_FAILED)
+			fail("mmap");
+		memset(big, 0x5a, mib << 20);
+		if (!ibv_reg_mr(pd, big, mib << 20, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+			fail("ibv_reg_mr (ulimit -l?)");
+	}
+	for (int i = 0; i < count; i++) {
+		int status;
+		double t0, t1;
+		pid_t pid;
+
+		t0 = now_us();
+		pid = fork();
+		if (pid < 0)
+			fail("fork");
+		if (pid == 0)
+			_exit(child_reads(pages, n));
+		t1 = now_us();
+		waitpid(pid, &status, 0);
+		t_all[i] = now_us() - t0;
+		t_fork[i] = t1 - t0;
+		status = WIFEXITED(status) && WEXITSTATUS(status) < 3 ? WEXITSTATUS(status) : 3;
+		if (status > worst)
+			worst = status;
+	}
+	printf("lib=%s %s child=%s fork_us=%.0f forkwait_us=%.0f\n", lib_name(), what,
+	       verdict[worst], median(t_fork, count), median(t_all, count));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_pd *pd;
@@ -179,6 +276,20 @@ int main(int argc, char **argv)
 		pd = open_pd();
 		return bench_vmas(pd, atoi(argv[2]));
 	}
-	fprintf(stderr, "usage: fork_latency fork MIB COUNT | fork_latency vmas N\n");
+	if (argc == 4 && !strcmp(argv[1], "probe")) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "mib=%s", argv[2]);
+		pd = open_pd();
+		return bench_probe(pd, 1, strtoul(argv[2], NULL, 0), atoi(argv[3]), what);
+	}
+	if (argc == 4 && !strcmp(argv[1], "small")) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "mrs=%s", argv[2]);
+		pd = open_pd();
+		return bench_probe(pd, atoi(argv[2]), 0, atoi(argv[3]), what);
+	}
+	fprintf(stderr, "usage: fork_latency fork MIB COUNT | vmas N | probe MIB COUNT | small N COUNT\n");
 	return 2;
 }
