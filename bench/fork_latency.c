@@ -24,9 +24,18 @@
  *       the same with N such pages (N 1 KiB MRs, each page's first half
  *       holding a string): the child reads all N strings:
  *       lib=... mrs=N child=ok|SIGSEGV|wrong fork_us=<median> ...
+ *   fork_latency thp
+ *       the probe in a transparent huge page: a 2 MiB-aligned region
+ *       (MADV_HUGEPAGE), a string at its start and end, 1 KiB registered
+ *       in its middle; fork() once, the child reads both strings:
+ *       lib=... thp_kib=<AnonHugePages of the region> child=...
+ *   fork_latency hugetlb
+ *       the probe in a hugetlbfs 2 MiB page (MAP_PRIVATE): a string at
+ *       its start, 1 KiB registered in its middle; fork() once:
+ *       lib=... child=... or lib=... fork=<errno name>
  *
  * Fork safety: from the environment for fork and vmas, ibv_fork_init()
- * for probe and small.
+ * for the probes.
  * Device: env RXE_DEV or the first. Exit 0, or 1 with a message. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -159,6 +168,9 @@ static int bench_fork(struct ibv_pd *pd, size_t mib, int count)
 	}
 	printf("lib=%s mib=%zu fork_us=%.0f forkwait_us=%.0f child_rss_kib=%.0f\n", lib_name(),
 	       mib, median(t_fork, count), median(t_all, count), median(rss, count));
+	free(t_fork);
+	free(t_all);
+	free(rss);
 	return 0;
 }
 
@@ -261,7 +273,93 @@ static int bench_probe(struct ibv_pd *pd, int n, size_t mib, int count, const ch
 	}
 	printf("lib=%s %s child=%s fork_us=%.0f forkwait_us=%.0f\n", lib_name(), what,
 	       verdict[worst], median(t_fork, count), median(t_all, count));
+	free(t_fork);
+	free(t_all);
 	return 0;
+}
+
+/* AnonHugePages (KiB) of the mapping holding addr. */
+static long thp_kib(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	long kib = -1;
+	int in = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)addr >= s && (uintptr_t)addr < e;
+		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+			break;
+	}
+	fclose(f);
+	return kib;
+}
+
+/* One fork of a huge-page probe: the child checks n strings at offs. */
+static int huge_probe(struct ibv_pd *pd, uint8_t *h, const size_t *offs, int n, const char *what)
+{
+	static const char *const verdict[] = { "ok", "wrong", "SIGSEGV", "died" };
+	int ret = ibv_fork_init(), status;
+	pid_t pid;
+
+	if (ret) {
+		errno = ret;
+		fail("ibv_fork_init");
+	}
+	for (int i = 0; i < n; i++)
+		strcpy((char *)h + offs[i], PROBE_TEXT);
+	if (!ibv_reg_mr(pd, h + (1ul << 20), 1024, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+		fail("ibv_reg_mr (ulimit -l?)");
+	pid = fork();
+	if (pid < 0) {
+		printf("lib=%s %s fork=%s\n", lib_name(), what,
+		       errno == ENOMEM ? "ENOMEM" : strerror(errno));
+		return 0;
+	}
+	if (pid == 0) {
+		for (int i = 0; i < n; i++)
+			if ((status = child_reads(h + offs[i], 1)))
+				_exit(status);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	status = WIFEXITED(status) && WEXITSTATUS(status) < 3 ? WEXITSTATUS(status) : 3;
+	printf("lib=%s %s child=%s\n", lib_name(), what, verdict[status]);
+	return 0;
+}
+
+static int bench_thp(struct ibv_pd *pd)
+{
+	size_t huge = 2ul << 20, offs[2] = { 0, huge - 64 };
+	uint8_t *m = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *h;
+	char what[64];
+
+	if (m == MAP_FAILED)
+		fail("mmap");
+	h = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+	if (madvise(h, huge, MADV_HUGEPAGE))
+		fail("madvise(MADV_HUGEPAGE)");
+	memset(h, 0, huge);
+	snprintf(what, sizeof(what), "thp_kib=%ld", thp_kib(h));
+	return huge_probe(pd, h, offs, 2, what);
+}
+
+static int bench_hugetlb(struct ibv_pd *pd)
+{
+	size_t huge = 2ul << 20, offs[1] = { 0 };
+	uint8_t *h = mmap(NULL, huge, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+	if (h == MAP_FAILED)
+		fail("mmap(MAP_HUGETLB): no free 2 MiB huge page?");
+	memset(h, 0, huge);
+	return huge_probe(pd, h, offs, 1, "hugetlb=2048");
 }
 
 int main(int argc, char **argv)
@@ -290,6 +388,10 @@ int main(int argc, char **argv)
 		pd = open_pd();
 		return bench_probe(pd, atoi(argv[2]), 0, atoi(argv[3]), what);
 	}
-	fprintf(stderr, "usage: fork_latency fork MIB COUNT | vmas N | probe MIB COUNT | small N COUNT\n");
+	if (argc == 2 && !strcmp(argv[1], "thp"))
+		return bench_thp(open_pd());
+	if (argc == 2 && !strcmp(argv[1], "hugetlb"))
+		return bench_hugetlb(open_pd());
+	fprintf(stderr, "usage: fork_latency fork MIB COUNT | vmas N | probe MIB COUNT | small N COUNT | thp | hugetlb\n");
 	return 2;
 }

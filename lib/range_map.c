@@ -521,6 +521,9 @@ static uintptr_t op_grain(const struct range_map *m, const struct range_map_entr
 {
 	unsigned int sh = RANGE_MAP_GRAIN_SHIFT(flags);
 
+	/* no range was ever judged at a huge page's size: none carries one */
+	if (!m->huge_shifts && !sh)
+		return (uintptr_t)1 << m->grain_shift;
 	for (size_t i = lo; i < hi; i++)
 		if (RANGE_MAP_GRAIN_SHIFT(v[i].flags) > sh)
 			sh = RANGE_MAP_GRAIN_SHIFT(v[i].flags);
@@ -890,10 +893,12 @@ static int advise_op(struct range_map *m, const struct window *w, uintptr_t firs
 		     uintptr_t g, int advice)
 {
 	int ins = advice == MADV_DONTFORK;
-	uintptr_t lo, hi, a, b;
+	uintptr_t lo = first, hi = end, a, b;
 	struct page_it it;
 
-	op_span(m, first, end, g, ins, &lo, &hi);
+	/* ends on page boundaries: no end page to judge */
+	if ((first | end) & (g - 1))
+		op_span(m, first, end, g, ins, &lo, &hi);
 	/* The usual cases, one run of units: an insert into a gap (all of
 	 * it goes 0->1), a remove within one range held once (1->0). */
 	if (ins ? w->hi == w->lo : w->hi == w->lo + 1 && w->v[w->lo].refcnt == 1) {
@@ -939,8 +944,8 @@ int range_map_insert(struct range_map *m, uintptr_t first, uintptr_t end, unsign
 			flags |= RANGE_MAP_HUGE | RANGE_MAP_GRAIN(sh);
 		}
 	}
-	if (sh && sh < 32)
-		m->huge_shifts |= 1u << sh;
+	if (sh) /* (a page of 2^32 units or more is only looked for in ranges it overlaps) */
+		m->huge_shifts |= 1u << (sh < 32 ? sh : 31);
 	apply(m, &w, first, end, +1, flags);
 out:
 	pthread_mutex_unlock(&m->lock);

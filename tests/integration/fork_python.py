@@ -160,7 +160,8 @@ def main():
         with mp.Pool(4) as pool:
             res = pool.map_async(worker, range(16))
             try:
-                got = res.get(timeout=120)  # a dead worker's task never returns
+                # a dead worker's task never returns
+                got = res.get(timeout=int(os.environ.get("FORK_PY_TIMEOUT", "120")))
             except multiprocessing.TimeoutError:
                 failed.append(f"pool round {rnd}: the workers did not return (died?)")
                 pool.terminate()

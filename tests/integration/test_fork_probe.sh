@@ -56,6 +56,32 @@ probe "softverbs, SOFTVERBS_FORK_WHOLE_PAGES=1, 256 MiB: the child loses the pag
     SOFTVERBS_FORK_WHOLE_PAGES=1 -- probe 256 3
 probe "softverbs, 1000 pages each partly registered: the child reads every string" ok sv -- \
     small 1000 3
-probe "rdma-core $(dpkg-query -W -f '${Version}' libibverbs1 2> /dev/null), 256 MiB" - rc -- probe 256 3
+# rdma-core for comparison; not in the sanitized pass (the library under
+# test is not in that run at all, and rdma-core's provider leaks at exit)
+[ -z "${SOFTVERBS_PRELOAD:-}" ] &&
+    probe "rdma-core $(dpkg-query -W -f '${Version}' libibverbs1 2> /dev/null), 256 MiB" - rc -- probe 256 3
+
+# Huge pages. A transparent huge page registered in part: the kernel
+# copies the pinned folio's subpages into the child (kmod-notes/fork.md).
+probe "softverbs, 1 KiB registered inside a transparent huge page: the child reads its ends" ok sv \
+    -- thp
+# A hugetlbfs page registered in part: left to the kernel too (the same
+# rule at the huge page's size), whose copy at fork needs a free huge
+# page: with one spare the child reads it; with none the kernel fails the
+# fork (printed, not judged: the kernel's, see kmod-notes/fork.md).
+hp=/proc/sys/vm/nr_hugepages
+hp_old=$(cat $hp)
+trap 'echo "$hp_old" > $hp; rm -rf "$work"' EXIT
+used=$(( $(awk '/^HugePages_Total/ { print $2 }' /proc/meminfo) - $(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo) ))
+if echo $((used + 2)) > $hp 2> /dev/null && [ "$(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo)" -ge 2 ]; then
+    probe "softverbs, 1 KiB registered inside a hugetlbfs page, one huge page spare: the child reads it" ok sv \
+        -- hugetlb
+    echo $((used + 1)) > $hp
+    sv_env sv
+    echo "INFO: the same with no spare huge page: $(env "${SV_ENV[@]}" "$probe" hugetlb 2>&1)"
+    rm -f "$work"/maps/maps.*
+else
+    sv_result "hugetlbfs: 2 free 2 MiB huge pages" 0 "cannot set $hp"
+fi
 sv_name="subpage probe"
 sv_finish

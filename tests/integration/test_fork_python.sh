@@ -27,8 +27,12 @@ sv_result "pyverbs + multiprocessing (fork) on softverbs: workers read the objec
     "$([ $rc = 0 ] && grep -q '^OK:' <<< "$out" && echo 1 || echo 0)" "exit $rc"
 sv_maps_check "$RXE_DEV" || sv_result "the Python process ran on softverbs" 0
 
+# rdma-core's run shows what it does (its dead workers' tasks never
+# return: 20 s of waiting say enough); not in the sanitized pass, where
+# the library under test is not in it at all
+[ -n "${SOFTVERBS_PRELOAD:-}" ] && { sv_name="fork, Python multiprocessing"; sv_finish; exit; }
 sv_env rc
-out=$(timeout 600 env -u RDMAV_FORK_SAFE -u IBV_FORK_SAFE "${SV_ENV[@]}" /usr/bin/python3 "$script" 2>&1)
+out=$(FORK_PY_TIMEOUT=20 timeout 600 env -u RDMAV_FORK_SAFE -u IBV_FORK_SAFE "${SV_ENV[@]}" /usr/bin/python3 "$script" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/  rdma-core: /'
 echo "INFO: the same script on rdma-core $(dpkg-query -W -f '${Version}' libibverbs1 2> /dev/null): exit $rc, $(grep -E '^(OK|FAILED)' <<< "$out" | head -1 | cut -c1-160)"
