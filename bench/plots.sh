@@ -75,6 +75,7 @@ plot_fork_latency() {
         if [ -s "$tmp/fp" ]; then
             svg_head 1400 480
             echo 'set multiplot layout 1,2'
+            echo 'set key right center inside box opaque'
         else
             svg_head 820 480
         fi
@@ -91,6 +92,7 @@ plot_fork_latency() {
         echo '     $softverbs_on  w lp lw 2 pt 5 lc rgb "#2471a3" t "softverbs, fork safety on"'
         if [ -s "$tmp/fp" ]; then
             echo 'set title "fork() with N pages each registered in part (1 KiB MR each; fork safety on)"'
+            echo 'set key right bottom inside box opaque'
             echo 'set xlabel "pages registered in part (N)"'
             echo "set xtics ($(cut -d' ' -f2 "$tmp/fp" | sort -n -u | awk '{ printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $1, $1 }'))"
             for s in rdma-core-whole softverbs-partial softverbs-whole; do

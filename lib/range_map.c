@@ -25,6 +25,7 @@ void range_map_set_grain(struct range_map *m, unsigned int grain_shift)
 {
 	pthread_mutex_lock(&m->lock);
 	m->grain_shift = grain_shift;
+	m->grain_mask = ((uintptr_t)1 << grain_shift) - 1;
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -521,9 +522,6 @@ static uintptr_t op_grain(const struct range_map *m, const struct range_map_entr
 {
 	unsigned int sh = RANGE_MAP_GRAIN_SHIFT(flags);
 
-	/* no range was ever judged at a huge page's size: none carries one */
-	if (!m->huge_shifts && !sh)
-		return (uintptr_t)1 << m->grain_shift;
 	for (size_t i = lo; i < hi; i++)
 		if (RANGE_MAP_GRAIN_SHIFT(v[i].flags) > sh)
 			sh = RANGE_MAP_GRAIN_SHIFT(v[i].flags);
@@ -668,8 +666,9 @@ static int advise_edges(struct range_map *m, const struct page_it *start, int ad
 	return err;
 }
 
-/* advise_edges for a single run [es, ee), the usual case: no loop. */
-static int advise_one(struct range_map *m, uintptr_t es, uintptr_t ee, int advice, int enomem_ok)
+/* advise_edges for a single run [es, ee), the usual case: no loop.
+ * Inline: the common registration and release are this and no more. */
+static inline __attribute__((always_inline)) int advise_one(struct range_map *m, uintptr_t es, uintptr_t ee, int advice, int enomem_ok)
 {
 	int err = call_advise(m, es, ee, advice), uerr;
 
@@ -886,6 +885,7 @@ static int covered(const struct range_map_entry *v, size_t lo, size_t hi, uintpt
 
 /* ---- operations -------------------------------------------------------- */
 
+
 /* madvise for an insert (advice MADV_DONTFORK) or a remove (MADV_DOFORK)
  * of [first, end) in window w, judged at pages of g units, before the
  * map changes. Lock held. */
@@ -916,7 +916,7 @@ static int advise_op(struct range_map *m, const struct window *w, uintptr_t firs
 
 int range_map_insert(struct range_map *m, uintptr_t first, uintptr_t end, unsigned int flags)
 {
-	unsigned int sh = RANGE_MAP_GRAIN_SHIFT(flags);
+	unsigned int sh;
 	struct window w;
 	int err;
 
@@ -930,6 +930,19 @@ int range_map_insert(struct range_map *m, uintptr_t first, uintptr_t end, unsign
 		err = RANGE_MAP_WIDEN;
 		goto out;
 	}
+	if (m->active && !(flags & RANGE_MAP_GRAIN(0xff)) && !((first | end) & m->grain_mask) &&
+	    w.hi == w.lo) {
+		/* The usual case: whole pages into a gap: all of it goes 0->1,
+		 * no page is judged. (Next to a range in a huge-page mapping,
+		 * madvise refuses the base pages with EINVAL, and fork.c comes
+		 * back with RANGE_MAP_GRAIN.) */
+		err = advise_one(m, first, end, MADV_DONTFORK, 0);
+		if (err)
+			goto out;
+		apply(m, &w, first, end, +1, flags);
+		goto out;
+	}
+	sh = RANGE_MAP_GRAIN_SHIFT(flags);
 	if (m->active) {
 		uintptr_t g = op_grain(m, w.v, w.lo, w.hi, first, end, flags);
 
@@ -973,7 +986,16 @@ int range_map_remove(struct range_map *m, uintptr_t first, uintptr_t end, int wi
 		err = -EINVAL;
 		goto out;
 	}
-	if (m->active) {
+	if (m->active && !((first | end) & m->grain_mask) && w.hi == w.lo + 1 &&
+	    w.v[w.lo].refcnt == 1 && !(w.v[w.lo].flags & RANGE_MAP_GRAIN(0xff))) {
+		/* The usual case: whole pages within one range held once (it
+		 * covers them, see covered()), not of a huge-page mapping:
+		 * all of it goes 1->0. (Whole pages of a huge-page mapping
+		 * are only ever inserted with RANGE_MAP_GRAIN while active.) */
+		err = advise_one(m, first, end, MADV_DOFORK, 1);
+		if (err)
+			goto out;
+	} else if (m->active) {
 		err = advise_op(m, &w, first, end, op_grain(m, w.v, w.lo, w.hi, first, end, 0),
 				MADV_DOFORK);
 		if (err)

@@ -86,6 +86,7 @@ struct range_map {
 	pthread_mutex_t lock;
 	unsigned int unit_shift;           /* set at init, then read-only */
 	unsigned int grain_shift;          /* set before the first insert, then read-only */
+	uintptr_t grain_mask;              /* (1 << grain_shift) - 1, as grain_shift */
 	unsigned int huge_shifts;          /* guarded by lock: RANGE_MAP_GRAIN shifts ever inserted, a bit each */
 	range_map_advise_fn advise;        /* guarded by lock */
 	struct range_map_slot *blk;        /* guarded by lock: sorted, none empty */
