@@ -76,7 +76,13 @@ sv_env() {
                 LD_PRELOAD="${SOFTVERBS_PRELOAD:+$SOFTVERBS_PRELOAD }$sv_probe $sv_siwwait"
                 SV_MAPS_DIR="$work/maps" ${SOFTVERBS_EXEC_ENV:-})
     else
+        # in the sanitized pass our own programs run on rdma-core too
+        # (test_resolve_l2): the wait library, not sanitized, is preloaded
+        # before their ASan runtime, which ASan refuses unless told
         SV_ENV=(LD_LIBRARY_PATH= LD_PRELOAD="$sv_siwwait" SV_MAPS_DIR=)
+        if [ -n "${SOFTVERBS_PRELOAD:-}" ]; then
+            SV_ENV+=(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
+        fi
     fi
 }
 
@@ -139,6 +145,22 @@ sv_maps_check() {
         return 1
     fi
     return $bad
+}
+
+# sv_perftest_noise SRV_RC CLI_RC SERVER_LOG CLIENT_LOG: a perftest
+# failure that emulation noise explains (a timeout, perftest's CPU clock
+# checks, a transport retry, a lost TCP exchange): prints the reason,
+# fails when nothing in the logs explains it
+sv_perftest_noise() {
+    local pat='frequency|calibrat|Correlation coefficient|status=12|RETRY_EXC|retry exceeded|Unable to init the socket|Couldn.t connect'
+    case " $1 $2 " in
+        *" 124 "* | *" 137 "*) echo "timed out"; return 0 ;;
+    esac
+    if grep -qE '^ *[0-9]+ +[0-9]+ +(inf|-?nan)' "$4"; then
+        echo "perftest's clock read inf/nan"
+        return 0
+    fi
+    grep -hiE -m 1 "$pat" "$4" "$3" | head -n 1 | sed 's/^ *//' | grep .
 }
 
 # sv_result NAME OK [DETAIL...]: count and print one case

@@ -92,18 +92,7 @@ table_ok() {
 # why_noisy: a failure that emulation noise explains (timeout, CPU clock
 # checks, a transport retry or a lost TCP exchange); prints the reason
 why_noisy() {
-    local pat='frequency|calibrat|status=12|RETRY_EXC|retry exceeded|Unable to init the socket|Couldn.t connect'
-    if [ $srv_rc = 124 ] || [ $cli_rc = 124 ] ||
-        [ $srv_rc = 137 ] || [ $cli_rc = 137 ]; then
-        echo "timed out after ${tmo}s"
-        return 0
-    fi
-    if grep -qE '^ *[0-9]+ +[0-9]+ +(inf|-?nan)' "$work/client.log"; then
-        echo "perftest's clock read inf/nan"
-        return 0
-    fi
-    grep -hiE -m 1 "$pat" "$work/client.log" "$work/server.log" | head -n 1 |
-        sed 's/^ *//' | grep .
+    sv_perftest_noise $srv_rc $cli_rc "$work/server.log" "$work/client.log"
 }
 
 # run_case PROG ARGS...
