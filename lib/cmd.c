@@ -189,6 +189,26 @@ void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val)
 	a->data = val;
 }
 
+void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle)
+{
+	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+
+	a->len = 0; /* the handle is the data */
+	a->data = handle;
+}
+
+void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,
+		     size_t len)
+{
+	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+
+	a->len = (uint16_t)len;
+	if (len <= sizeof(a->data))
+		memcpy(&a->data, buf, len);
+	else
+		a->data = (uintptr_t)buf;
+}
+
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len)
 {

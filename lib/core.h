@@ -185,6 +185,11 @@ void sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
 /* A constant or integer input, carried inline. */
 void sv_ioctl_in_u64(struct sv_ioctl *cmd, uint16_t attr_id, uint64_t val);
 void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
+/* An object named by its handle (UVERBS_ATTR_TYPE_IDR). */
+void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle);
+/* An input buffer of len bytes (more than 8: passed by address). */
+void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,
+		     size_t len);
 /* An output buffer the kernel fills (len bytes at most). */
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len);

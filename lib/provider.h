@@ -386,6 +386,11 @@ int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, int access,
 		    struct sv_udata *udata);
 int sv_cmd_dereg_mr(struct ibv_mr *mr);
+/* ADVISE_MR (ioctl): prefetch the pages of ODP MRs; 0 or a positive
+ * errno (EOPNOTSUPP where the device has no advise_mr: rxe before 7.x). */
+int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, const struct ibv_sge *sg_list,
+		     uint32_t num_sge);
 
 /* MW: fills mw (context, pd, type, handle, rkey). */
 int sv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,

@@ -206,6 +206,14 @@ int sv_cmd_dereg_mr(struct ibv_mr *mr)
 	return ibv_cmd_dereg_mr((struct verbs_mr *)mr);
 }
 
+int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, const struct ibv_sge *sg_list,
+		     uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, (struct ibv_sge *)sg_list,
+				 num_sge);
+}
+
 int sv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		    struct ibv_mw *mw, struct sv_udata *udata)
 {
