@@ -39,7 +39,12 @@
  * sharing pages, one re-registered every round), subpage (MRs of a few
  * bytes inside pages that also hold unregistered data), huge (MRs inside
  * a hugetlbfs 2 MiB page; needs /proc/sys/vm/nr_hugepages), big (one
- * 1 GiB MR, see --big).
+ * 1 GiB MR, see --big), odp (plain, every MR of the forking side
+ * IBV_ACCESS_ON_DEMAND: never MADV_DONTFORK, so with fork safety on or off
+ * a child reads the registered memory as it was at fork and writes only
+ * its own copy, while the device keeps reaching the parent's pages; where
+ * ibv_query_device_ex reports no ODP the registration must be refused:
+ * the errno is printed and the exit status is 3).
  *
  * Usage: fork-torture [options]
  *   -w, --way WAY        exit|exec|system|spawn|thread|all (all)
@@ -47,8 +52,8 @@
  *                        late = rounds with it off, then ibv_fork_init()
  *                        on the live MRs, then rounds with it on).
  *                        RDMAV_FORK_SAFE=1 in the environment means on.
- *   -S, --shape SHAPE    plain|overlap|subpage|huge|big (plain)
- *   -s, --size BYTES     bytes per operation (65536; subpage: 1000)
+ *   -S, --shape SHAPE    plain|overlap|subpage|huge|big|odp (plain)
+ *   -s, --size BYTES     bytes per operation (65536; subpage: 1000; odp: 1024)
  *   -r, --rounds N       rounds per way (20)
  *   -t, --seconds S      at most S seconds per way (no limit)
  *   -T, --threads N      traffic threads for the thread way (2)
@@ -62,7 +67,9 @@
  *   -p, --port PORT      TCP port of the address exchange (18600)
  * Exit: 0 nothing corrupted and every child saw what it should; 1 some
  * data corrupted or a child saw the wrong thing; 2 bad usage or setup
- * failure; 77 cannot run here (no device, no huge pages).
+ * failure; 3 --shape odp: the device has no ODP and ibv_reg_mr refused
+ * it ("ODP refused: ... errno N (TEXT)"); 77 cannot run here (no device,
+ * no huge pages).
  *
  * Build: part of softverbs' `make`; run it as root or with a large
  * `ulimit -l`, e.g. LD_LIBRARY_PATH=lib/.libs examples/.libs/fork-torture */
@@ -102,8 +109,9 @@ static const char *const way_words[NWAYS] = {
 	"fork() from a second thread during traffic",
 };
 
-enum shape { SH_PLAIN, SH_OVERLAP, SH_SUBPAGE, SH_HUGE, SH_BIG, NSHAPES };
-static const char *const shape_names[NSHAPES] = { "plain", "overlap", "subpage", "huge", "big" };
+enum shape { SH_PLAIN, SH_OVERLAP, SH_SUBPAGE, SH_HUGE, SH_BIG, SH_ODP, NSHAPES };
+static const char *const shape_names[NSHAPES] = { "plain", "overlap", "subpage", "huge", "big",
+						  "odp" };
 
 /* The four slots of an area: the device writes DST (RDMA WRITE), RECV
  * (SEND) and RD (RDMA READ); CANARY is registered and never written, so a
@@ -121,6 +129,11 @@ static struct {
 	  .port = "18600" };
 
 static int fork_safe; /* what the children must see: 1 = registered pages hidden */
+static int odp_access; /* --shape odp: IBV_ACCESS_ON_DEMAND on the forking side's MRs */
+/* --shape odp --listen, fork+exit: what RD holds in the parent at fork
+ * (the child must see it), 0 = not checked */
+static uint32_t look_rd_seed;
+static const char *lib_name(void);
 
 /* ---- data patterns ------------------------------------------------------- */
 
@@ -199,7 +212,7 @@ static struct ibv_mr *reg(struct ibv_pd *pd, void *addr, size_t len)
 {
 	struct ibv_mr *mr = ibv_reg_mr(pd, addr, len,
 				       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				       IBV_ACCESS_REMOTE_READ);
+				       IBV_ACCESS_REMOTE_READ | odp_access);
 
 	if (!mr)
 		die(2, "ibv_reg_mr(%zu bytes): %s%s", len, strerror(errno),
@@ -271,6 +284,7 @@ static void area_create(struct area *a, struct ibv_pd *pd, enum shape shape)
 
 	switch (shape) {
 	case SH_PLAIN:
+	case SH_ODP:
 	case SH_BIG:
 		a->mr[0] = reg(pd, a->map, shape == SH_BIG ? opt.big : NSLOTS * stride);
 		a->nmr = 1;
@@ -395,6 +409,50 @@ static void open_device(void)
 			die(2, "ibv_query_port failed");
 		active_mtu = pa.active_mtu;
 	}
+}
+
+/* --shape odp: whether the device does ODP for RC (ibv_query_device_ex)
+ * and whether one IBV_ACCESS_ON_DEMAND registration agrees. With ODP: the
+ * forking side's MRs become ODP MRs. Without: the refusal's errno is
+ * printed and the program exits 3. A device that says one thing and does
+ * the other is a failure (exit 1). */
+static void odp_check(void)
+{
+	const uint32_t need = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+			      IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+	const char *name = ibv_get_device_name(ctx->device);
+	struct ibv_device_attr_ex ax;
+	struct ibv_mr *mr;
+	void *page;
+	int ret, has, e;
+
+	memset(&ax, 0, sizeof(ax));
+	ret = ibv_query_device_ex(ctx, NULL, &ax);
+	if (ret)
+		die(2, "ibv_query_device_ex: %s", strerror(ret));
+	has = (ax.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	      (ax.odp_caps.per_transport_caps.rc_odp_caps & need) == need;
+	page = aligned_alloc(PAGE, PAGE);
+	if (!page)
+		die(2, "out of memory");
+	mr = ibv_reg_mr(pd, page, PAGE, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND);
+	e = errno;
+	if (!mr) {
+		free(page);
+		if (has)
+			die(1, "%s reports ODP for RC, yet ibv_reg_mr(IBV_ACCESS_ON_DEMAND) failed: %s",
+			    name, strerror(e));
+		printf("ODP refused: %s has no ODP for RC (ibv_query_device_ex) and ibv_reg_mr(IBV_ACCESS_ON_DEMAND) failed: errno %d (%s), %s library\n",
+		       name, e, strerror(e), lib_name());
+		exit(3);
+	}
+	if (ibv_dereg_mr(mr))
+		die(2, "ibv_dereg_mr failed");
+	free(page);
+	if (!has)
+		die(1, "%s reports no ODP for RC, yet an IBV_ACCESS_ON_DEMAND MR registered", name);
+	odp_access = IBV_ACCESS_ON_DEMAND;
 }
 
 static void qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char *what)
@@ -756,6 +814,8 @@ struct seen {
 	uint8_t canary_ok;    /* readable and equal to the pattern */
 	uint8_t guard, guard_ok;
 	uint8_t outside, outside_ok;
+	uint8_t rd_ok;        /* odp: RD holds look_rd_seed's pattern */
+	uint8_t own_ok;       /* odp: the child's writes stay in its copy */
 };
 
 static sigjmp_buf probe_env;
@@ -800,6 +860,26 @@ static void child_look(const struct area *a, int fd)
 	}
 	s.outside = (uint8_t)readable(a->outside);
 	s.outside_ok = s.outside && bad_byte(a->outside, PAGE, SEED_OUTSIDE) < 0;
+	if (opt.shape == SH_ODP) {
+		int all = 1;
+
+		for (int i = 0; i < NSLOTS; i++)
+			all &= s.slot[i];
+		s.rd_ok = look_rd_seed && s.slot[RD] &&
+			  bad_byte(a->slot[RD], opt.size, look_rd_seed) < 0;
+		/* this child's own copy: written here, it must read back what
+		 * was written, and neither the parent (its canary, its
+		 * DST/RECV/RD after the round) nor the device may see it */
+		if (all) {
+			s.own_ok = 1;
+			for (int i = 0; i < NSLOTS; i++) {
+				memset(a->slot[i], 0xee, opt.size);
+				for (size_t k = 0; k < opt.size; k++)
+					if (a->slot[i][k] != 0xee)
+						s.own_ok = 0;
+			}
+		}
+	}
 	if (write(fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
 		_exit(3);
 	close(fd);
@@ -813,7 +893,26 @@ static void judge(const struct seen *s, int status, enum way w, unsigned int rou
 {
 	const char *name = way_names[w];
 
-	if (fork_safe) {
+	if (opt.shape == SH_ODP) {
+		for (int i = 0; i < NSLOTS; i++)
+			if (!s->slot[i]) {
+				problem("%s round %u: the child could not read ODP memory (MR %d): an ODP MR must never be MADV_DONTFORK",
+					name, round, i);
+				break;
+			}
+		if (s->slot[CANARY] && !s->canary_ok)
+			problem("%s round %u: the child's copy of the registered canary is not what the parent held at fork",
+				name, round);
+		if (look_rd_seed && s->slot[RD] && !s->rd_ok)
+			problem("%s round %u: the child's copy of RD is not what the parent held at fork",
+				name, round);
+		if (!s->own_ok)
+			problem("%s round %u: the child's writes to its copy of the ODP memory did not read back",
+				name, round);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			problem("%s round %u: the child touching ODP memory failed (status %#x)",
+				name, round, status);
+	} else if (fork_safe) {
 		for (int i = 0; i < NSLOTS; i++)
 			if (s->slot[i]) {
 				problem("%s round %u: the child could read registered memory (MR %d) although fork safety is on",
@@ -924,12 +1023,15 @@ static unsigned int run_simple(struct pair *p, enum way w)
 		if (opt.shape == SH_OVERLAP)
 			area_rereg(&p->area, pd, r);
 		round_post(p);
+		/* the peer only READs RD: at this fork it holds the parent's bytes */
+		look_rd_seed = opt.shape == SH_ODP && p->in ? p->rd_seed : 0;
 		if (w == W_EXIT)
 			fork_and_look(&p->area, w, r);
 		else
 			run_command(w, r);
 		round_complete(p, r);
 	}
+	look_rd_seed = 0;
 	return r;
 }
 
@@ -1014,6 +1116,7 @@ static void say_fork_state(void)
 
 	printf("fork safety %s: %s (ibv_is_fork_initialized() = %s)\n",
 	       fork_safe ? "ON" : "OFF",
+	       opt.shape == SH_ODP ? "ODP MRs are never MADV_DONTFORK: children get their own copy of the registered pages" :
 	       fork_safe ? "registered pages are MADV_DONTFORK, children must not see them"
 			 : "children inherit registered pages and must see their data",
 	       (unsigned int)s < 3 ? st[s] : "?");
@@ -1150,7 +1253,7 @@ static int env_on(const char *name)
 static void usage(void)
 {
 	fputs("usage: fork-torture [-w exit|exec|system|spawn|thread|all] [-f off|on|late]\n"
-	      "  [-S plain|overlap|subpage|huge|big] [-s BYTES] [-r ROUNDS] [-t SECONDS]\n"
+	      "  [-S plain|overlap|subpage|huge|big|odp] [-s BYTES] [-r ROUNDS] [-t SECONDS]\n"
 	      "  [-T THREADS] [-b MIB] [-c CMD] [-d DEVICE] [-g GID_INDEX]\n"
 	      "  [-L | -R HOST] [-p PORT]\n", stderr);
 	exit(2);
@@ -1208,8 +1311,12 @@ int main(int argc, char **argv)
 		opt.threads = 1; /* one QP to the peer, one traffic thread */
 	if (strcmp(opt.safe, "off") && strcmp(opt.safe, "on") && strcmp(opt.safe, "late"))
 		usage();
+	/* odp: one packet at the start of a page (rxe's MTU 1024 here):
+	 * 7.2's rxe copies ODP data at page offset 0 whatever the address's
+	 * offset in the page, so a longer operation's later packets land at
+	 * the page's start (kmod-notes/rxe-siw.md) */
 	if (!opt.size)
-		opt.size = opt.shape == SH_SUBPAGE ? 1000 : 65536;
+		opt.size = opt.shape == SH_SUBPAGE ? 1000 : opt.shape == SH_ODP ? 1024 : 65536;
 	if (opt.shape == SH_SUBPAGE && opt.size > PAGE - 2 * GUARD)
 		die(2, "--shape subpage needs --size <= %lu", PAGE - 2 * GUARD);
 	late = !strcmp(opt.safe, "late");
@@ -1227,6 +1334,8 @@ int main(int argc, char **argv)
 	}
 
 	open_device();
+	if (opt.shape == SH_ODP)
+		odp_check();
 	npairs = way < 0 || way == W_THREAD ? (int)opt.threads : 1;
 	/* Only the first pair gets the big MR: a 1 GiB MR per thread would
 	 * not fit in most test machines. */
@@ -1272,7 +1381,8 @@ int main(int argc, char **argv)
 		       atomic_load(&problems));
 		return 1;
 	}
-	printf("OK: every byte the device wrote reached the parent, and every child saw exactly what fork safety %s promises\n",
-	       fork_safe ? "on" : "off");
+	printf("OK: every byte the device wrote reached the parent, and every child saw exactly what %s promises\n",
+	       opt.shape == SH_ODP ? (fork_safe ? "ODP with fork safety on" : "ODP with fork safety off") :
+	       fork_safe ? "fork safety on" : "fork safety off");
 	return 0;
 }

@@ -22,6 +22,9 @@
 #                      flag: 0 on softverbs with ODP (rdma-core 44's librxe
 #                      has no advise_mr: EOPNOTSUPP), EOPNOTSUPP on both
 #                      without
+#   doctor             softverbs doctor (and --rdma-core) names the rxe
+#                      features of this kernel: 6.1 none; 6.12 ATOMIC
+#                      WRITE and FLUSH; 7.x those and ODP
 # Environment: RXE_DEV, RXE_GID (tests/vm/run); SOFTVERBS_LIBDIR;
 # top_builddir. Exit: 0 all as expected; 1 otherwise; 77 cannot run here.
 set -u
@@ -139,6 +142,33 @@ if run_both advise; then
         if same; then ok "advise: as on rdma-core"; else bad "advise differs from rdma-core"; show "$work/diff"; fi
     fi
 fi
+
+# ---- softverbs doctor names the kernel's rxe features (its probe reads
+# them with ibv_query_device_ex: through softverbs, and with --rdma-core
+# through rdma-core's library), the same line on both
+names=("RDMA ATOMIC WRITE (6.2+)" "FLUSH (6.2+)" "ODP and ibv_advise_mr (7.x)")
+yes_no=("$has_aw" "$has_aw" "$has_odp")
+have='' lack=''
+for i in 0 1 2; do
+    if [ "${yes_no[$i]}" = yes ]; then have="$have, ${names[$i]}"; else lack="$lack, ${names[$i]}"; fi
+done
+want=${have:+has ${have#, }}
+[ -n "$lack" ] && want="${want:+$want; }lacks ${lack#, }"
+want="  info  $dev: this kernel's rxe $want"
+softverbs=$top/tools/softverbs
+for how in softverbs rdma-core; do
+    args=()
+    [ $how = rdma-core ] && args=(--rdma-core)
+    env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$softverbs" doctor "${args[@]}" > "$work/doctor" 2>&1
+    drc=$?
+    got=$(grep "^  info  $dev: this kernel's rxe " "$work/doctor")
+    if [ $drc = 0 ] && [ "$got" = "$want" ]; then
+        ok "softverbs doctor${args:+ ${args[*]}}: '${want#  info  }'"
+    else
+        bad "softverbs doctor${args:+ ${args[*]}} (exit $drc): want '${want#  info  }'"
+        show "$work/doctor"
+    fi
+done
 
 echo "test_rxe_features: $pass passed, $fail failed"
 [ $fail = 0 ]
