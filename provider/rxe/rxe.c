@@ -14,31 +14,34 @@
  * is asked only once too). */
 #define CAPS_KNOWN (1ULL << 62)
 
-uint64_t rxe_caps(struct ibv_context *ctx)
+int rxe_caps(struct ibv_context *ctx, uint64_t *out)
 {
 	struct rxe_context *rctx = to_rxe_context(ctx);
 	uint64_t caps = atomic_load_explicit(&rctx->caps, memory_order_acquire);
 	struct ibv_device_attr_ex attr;
 	int ret;
 
-	if (caps & CAPS_KNOWN)
-		return caps & ~CAPS_KNOWN;
+	if (caps & CAPS_KNOWN) {
+		*out = caps & ~CAPS_KNOWN;
+		return 0;
+	}
 	memset(&attr, 0, sizeof(attr));
 	ret = sv_cmd_query_device_ex(ctx, NULL, &attr, sizeof(attr), NULL);
-	caps = CAPS_KNOWN;
-	if (!ret) {
-		caps |= attr.device_cap_flags_ex &
-			(RXE_CAP_FLUSH_GLOBAL | RXE_CAP_FLUSH_PERSISTENT |
-			 RXE_CAP_ATOMIC_WRITE);
-		if (attr.odp_caps.general_caps & IBV_ODP_SUPPORT)
-			caps |= RXE_CAP_ODP;
-	} else {
-		sv_dbg("QUERY_DEVICE_EX failed (%s): no ATOMIC WRITE, FLUSH or ODP",
+	if (ret) {
+		/* not cached: the next call asks again */
+		sv_err("QUERY_DEVICE_EX (what this kernel's rxe can do) failed: %s",
 		       strerror(ret));
+		return ret;
 	}
+	caps = CAPS_KNOWN | (attr.device_cap_flags_ex &
+			     (RXE_CAP_FLUSH_GLOBAL | RXE_CAP_FLUSH_PERSISTENT |
+			      RXE_CAP_ATOMIC_WRITE));
+	if (attr.odp_caps.general_caps & IBV_ODP_SUPPORT)
+		caps |= RXE_CAP_ODP;
 	/* (two threads asking at once store the same answer) */
 	atomic_store_explicit(&rctx->caps, caps, memory_order_release);
-	return caps & ~CAPS_KNOWN;
+	*out = caps & ~CAPS_KNOWN;
+	return 0;
 }
 
 /* ibv_advise_mr: prefetch (for reading, for writing, without faults) the
@@ -50,6 +53,7 @@ static int rxe_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list,
 			 uint32_t num_sge)
 {
+	uint64_t caps;
 	int ret;
 
 	if (!pd || !pd->context) {
@@ -75,7 +79,10 @@ static int rxe_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		       (void *)sg_list);
 		return EINVAL;
 	}
-	if (!(rxe_caps(pd->context) & RXE_CAP_ODP)) {
+	ret = rxe_caps(pd->context, &caps);
+	if (ret)
+		return ret;
+	if (!(caps & RXE_CAP_ODP)) {
 		sv_err("ibv_advise_mr: this kernel's rxe has no on-demand paging (7.x has)");
 		return EOPNOTSUPP;
 	}

@@ -34,9 +34,9 @@ static inline struct rxe_context *to_rxe_context(struct ibv_context *ibctx)
 	return container_of(sv_to_context(ibctx), struct rxe_context, sv);
 }
 
-/* The RXE_CAP_* bits of the running kernel's rxe device, from one
- * QUERY_DEVICE_EX at the first call (a kernel that cannot answer has
- * none of them). */
-uint64_t rxe_caps(struct ibv_context *ctx);
+/* The RXE_CAP_* bits of the running kernel's rxe device into *caps, from
+ * one QUERY_DEVICE_EX at the first call: 0, or the command's errno
+ * (logged; nothing cached, the next call asks again). */
+int rxe_caps(struct ibv_context *ctx, uint64_t *caps);
 
 #endif

@@ -159,11 +159,22 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* what the kernel's rxe can do matters to RC QPs (ATOMIC WRITE) and
+	 * to the send ops asked for: asked before the QP exists, so that a
+	 * failed query leaves nothing behind */
+	caps = 0;
+	if (attr->qp_type == IBV_QPT_RC || (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		int ret = rxe_caps(ctx, &caps);
+
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		uint64_t sup;
 
 		ops = attr->send_ops_flags;
-		caps = rxe_caps(ctx);
 		sup = rxe_qp_ex_ops(attr->qp_type, caps);
 		if (ops & ~sup) {
 			/* (ATOMIC WRITE needs kernel 6.2's rxe: without it
@@ -182,8 +193,8 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	ibqp = create_qp(ctx, attr);
 	if (!ibqp)
 		return NULL;
-	caps = attr->qp_type == IBV_QPT_RC ? rxe_caps(ctx) : 0;
-	to_rxe_qp(ibqp)->ops_ok = rxe_sq_ops(attr->qp_type, caps);
+	to_rxe_qp(ibqp)->ops_ok = rxe_sq_ops(attr->qp_type,
+					     attr->qp_type == IBV_QPT_RC ? caps : 0);
 	to_rxe_qp(ibqp)->rdma_ops =
 		attr->qp_type == IBV_QPT_UD ?
 			0 :

@@ -474,22 +474,29 @@ static int do_advise(struct env *e)
 int main(int argc, char **argv)
 {
 	struct env e;
+	int ret;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: features_probe caps|atomic-write-ex|atomic-write-post|odp|advise DEV\n");
 		return 2;
 	}
 	open_dev(&e, argv[2]);
-	if (!strcmp(argv[1], "caps"))
-		return do_caps(&e);
-	if (!strcmp(argv[1], "atomic-write-ex"))
-		return do_atomic_write(&e, 1);
-	if (!strcmp(argv[1], "atomic-write-post"))
-		return do_atomic_write(&e, 0);
-	if (!strcmp(argv[1], "odp"))
-		return do_odp(&e);
-	if (!strcmp(argv[1], "advise"))
-		return do_advise(&e);
-	fprintf(stderr, "features_probe: unknown case %s\n", argv[1]);
-	return 2;
+	if (!strcmp(argv[1], "caps")) {
+		ret = do_caps(&e);
+	} else if (!strcmp(argv[1], "atomic-write-ex")) {
+		ret = do_atomic_write(&e, 1);
+	} else if (!strcmp(argv[1], "atomic-write-post")) {
+		ret = do_atomic_write(&e, 0);
+	} else if (!strcmp(argv[1], "odp")) {
+		ret = do_odp(&e);
+	} else if (!strcmp(argv[1], "advise")) {
+		ret = do_advise(&e);
+	} else {
+		fprintf(stderr, "features_probe: unknown case %s\n", argv[1]);
+		ret = 2;
+	}
+	/* everything released: the sanitized pass checks for leaks */
+	if (ibv_destroy_cq(e.cq) || ibv_dealloc_pd(e.pd) || ibv_close_device(e.ctx))
+		die("releasing the CQ, PD, device");
+	return ret;
 }
