@@ -191,10 +191,12 @@ void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val)
 
 void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle)
 {
-	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+	next_attr(cmd, attr_id)->data = handle;
+}
 
-	a->len = 0; /* the handle is the data */
-	a->data = handle;
+struct ib_uverbs_attr *sv_ioctl_out_obj(struct sv_ioctl *cmd, uint16_t attr_id)
+{
+	return next_attr(cmd, attr_id);
 }
 
 void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,

@@ -7,7 +7,7 @@
 
 #include "core.h"
 
-static void init_cq(struct sv_cq *cq, struct ibv_context *ctx,
+void sv_cmd_cq_init(struct sv_cq *cq, struct ibv_context *ctx,
 		    struct ibv_comp_channel *channel, uint32_t handle,
 		    uint32_t cqe)
 {
@@ -39,7 +39,7 @@ int sv_cmd_create_cq(struct ibv_context *ctx, int cqe,
 			   &resp, sizeof(resp), udata);
 	if (ret)
 		return ret;
-	init_cq(cq, ctx, channel, resp.cq_handle, resp.cqe);
+	sv_cmd_cq_init(cq, ctx, channel, resp.cq_handle, resp.cqe);
 	return 0;
 }
 
@@ -77,7 +77,8 @@ int sv_cmd_create_cq_ex(struct ibv_context *ctx,
 		       resp.response_length);
 		return EPROTO;
 	}
-	init_cq(cq, ctx, attr->channel, resp.base.cq_handle, resp.base.cqe);
+	sv_cmd_cq_init(cq, ctx, attr->channel, resp.base.cq_handle,
+		       resp.base.cqe);
 	return 0;
 }
 

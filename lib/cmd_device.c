@@ -236,30 +236,40 @@ static void copy_port_attr(struct ibv_port_attr *a,
 	a->flags = r->flags;
 }
 
+/* The ioctl's answer as kernels since 6.8 give it (active_speed_ex
+ * where 6.1's uAPI header still has reserved bytes; 6.1 answers zero). */
+struct sv_query_port_resp_ex {
+	struct ib_uverbs_query_port_resp legacy_resp;
+	uint16_t port_cap_flags2;
+	uint8_t reserved[2];
+	uint32_t active_speed_ex;
+};
+_Static_assert(sizeof(struct sv_query_port_resp_ex) ==
+		       sizeof(struct ib_uverbs_query_port_resp_ex),
+	       "the kernel's QUERY_PORT answer");
+
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
-		      struct ibv_port_attr *attr)
+		      struct ibv_port_attr *attr, size_t attr_size)
 {
-	struct ib_uverbs_query_port_resp_ex resp_ex = { 0 };
+	struct sv_query_port_resp_ex resp_ex = { 0 };
+	union sv_port_attr a;
 	struct sv_ioctl cmd;
 	int ret;
 
-	if (!ctx || !attr)
+	if (!ctx || !attr || attr_size < SV_PORT_ATTR_SPEED_EX_OFF)
 		return EINVAL;
-	/* The ioctl form also reports port_cap_flags2. */
+	memset(&a, 0, sizeof(a));
+	/* The ioctl form also reports port_cap_flags2 and active_speed_ex. */
 	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
 	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_PORT_PORT_NUM, port_num);
 	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_PORT_RESP, &resp_ex,
 		     sizeof(resp_ex));
 	ret = sv_ioctl_exec(ctx, &cmd);
 	if (!ret) {
-		copy_port_attr(attr, &resp_ex.legacy_resp);
-		attr->port_cap_flags2 = resp_ex.port_cap_flags2;
-		return 0;
-	}
-	if (!sv_ioctl_unsupported(ret))
-		return ret;
-
-	{
+		copy_port_attr(&a.attr, &resp_ex.legacy_resp);
+		a.attr.port_cap_flags2 = resp_ex.port_cap_flags2;
+		sv_port_attr_set_speed_ex(&a, resp_ex.active_speed_ex);
+	} else if (sv_ioctl_unsupported(ret)) {
 		struct ib_uverbs_query_port req = { .port_num = port_num };
 		struct ib_uverbs_query_port_resp resp = { 0 };
 
@@ -267,8 +277,11 @@ int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 				   sizeof(req), &resp, sizeof(resp), NULL);
 		if (ret)
 			return ret;
-		copy_port_attr(attr, &resp);
+		copy_port_attr(&a.attr, &resp);
+	} else {
+		return ret;
 	}
+	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	return 0;
 }
 
@@ -329,7 +342,7 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 	} else {
 		struct ibv_port_attr pattr;
 
-		if (sv_cmd_query_port(ctx, (uint8_t)port_num, &pattr))
+		if (sv_cmd_query_port(ctx, (uint8_t)port_num, &pattr, sizeof(pattr)))
 			return EINVAL;
 		entry->gid_type = pattr.link_layer == IBV_LINK_LAYER_ETHERNET ?
 			IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_IB;
@@ -409,7 +422,7 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 		for (uint32_t port = 1; port <= dattr.phys_port_cnt; port++) {
 			struct ibv_port_attr pattr;
 
-			ret = sv_cmd_query_port(ctx, (uint8_t)port, &pattr);
+			ret = sv_cmd_query_port(ctx, (uint8_t)port, &pattr, sizeof(pattr));
 			if (ret)
 				return -ret;
 			for (int i = 0; i < pattr.gid_tbl_len; i++) {

@@ -110,3 +110,43 @@ int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			(size_t)num_sge * sizeof(*sg_list));
 	return sv_ioctl_exec(pd->context, &cmd);
 }
+
+/* REG_DMABUF_MR (ioctl only): the dma-buf's pages, not a user range, so
+ * nothing here touches the fork-safety map (mr_type says so to
+ * ibv_dereg_mr). */
+int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			 uint64_t iova, int fd, int access, struct sv_mr *smr)
+{
+	struct ib_uverbs_attr *handle;
+	uint32_t lkey = 0, rkey = 0;
+	struct sv_ioctl cmd;
+	int ret;
+
+	sv_ioctl_init(&cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR);
+	handle = sv_ioctl_out_obj(&cmd, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+	sv_ioctl_out(&cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey,
+		     sizeof(lkey));
+	sv_ioctl_out(&cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey,
+		     sizeof(rkey));
+	sv_ioctl_in_obj(&cmd, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
+	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
+	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_REG_DMABUF_MR_FD, (uint32_t)fd);
+	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
+			(uint32_t)access);
+	ret = sv_ioctl_exec(pd->context, &cmd);
+	if (ret)
+		return ret;
+	smr->mr.handle = (uint32_t)handle->data;
+	smr->mr.context = pd->context;
+	smr->mr.pd = pd;
+	smr->mr.lkey = lkey;
+	smr->mr.rkey = rkey;
+	/* the MR's "address" is the offset into the dma-buf */
+	smr->mr.addr = (void *)(uintptr_t)offset;
+	smr->mr.length = length;
+	smr->mr_type = SV_MR_TYPE_DMABUF_MR;
+	smr->access = access;
+	return 0;
+}

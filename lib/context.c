@@ -12,6 +12,12 @@
 
 #include "core.h"
 
+const struct sv_obj_layout sv_native_layout = {
+	.qp_comp_mask = offsetof(struct sv_qp, comp_mask),
+	.qp_xrcd = offsetof(struct sv_qp, xrcd),
+	.port_attr_size = SV_PORT_ATTR_SIZE,
+};
+
 void sv_context_install_ops(struct verbs_context *v)
 {
 	struct ibv_context_ops *o = &v->context.ops;
@@ -76,6 +82,7 @@ int sv_context_finish_open(struct verbs_context *vctx)
 	struct ibv_context *ctx = &vctx->context;
 
 	sv_context_install_ops(vctx);
+	sv_inherit_context_add(vctx);
 	if (ctx->async_fd < 0)
 		sv_warn("%s: the provider's context has no async event fd; ibv_get_async_event will fail",
 			ctx->device->name);
@@ -100,6 +107,7 @@ static struct sv_context *context_alloc(struct ibv_device *device,
 	 * does not learn it, the matched provider knows it */
 	ctx->core.driver_id = s->sd.driver_id != RDMA_DRIVER_UNKNOWN ?
 		s->sd.driver_id : (uint32_t)prov->driver_id;
+	ctx->core.layout = &sv_native_layout;
 	ctx->core.ops = sv_default_ops;
 	sv_ops_merge(&ctx->core.ops, prov->ops);
 
@@ -163,11 +171,17 @@ err_close:
 
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	if (!device) {
+	struct sv_sysfs_dev *s = device ? sv_device_sysfs(device) : NULL;
+
+	if (!s) {
+		if (device)
+			sv_err("not a device of this library's device list");
 		errno = EINVAL;
 		return NULL;
 	}
-	return verbs_open_device(device, NULL);
+	if (s->native)
+		return sv_native_open(device, s);
+	return sv_rdmacore_open(device);
 }
 
 SV_EXPORT int ibv_close_device(struct ibv_context *context)
@@ -179,6 +193,13 @@ SV_EXPORT int ibv_close_device(struct ibv_context *context)
 	if (!context || context->abi_compat != __VERBS_ABI_IS_EXTENDED)
 		return EINVAL;
 	priv = sv_priv(context);
+	/* In a forked child, closing an inherited context frees the child's
+	 * copies and closes the child's descriptors only: no command reaches
+	 * the kernel, the parent's objects stay. */
+	if (sv_inherited(context))
+		sv_dbg("%s: closing context %p inherited from the parent process",
+		       context->device->name, (void *)context);
+	sv_inherit_context_del(container_of(context, struct verbs_context, context));
 	if (priv->from_rdma_core) {
 		/* the provider frees its context and calls
 		 * verbs_uninit_context, which closes the fds and drops the

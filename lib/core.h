@@ -6,15 +6,17 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
+#include "env.h"
 #include "log.h"
-#include "private34.h"
 #include "provider.h"
+#include "verbs_device.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
 
@@ -44,6 +46,29 @@ int sv_fork_mr_forget(const void *mr, void *base, size_t len);
 /* Read RDMAV_FORK_SAFE / IBV_FORK_SAFE again, once: from the first device
  * listing or registration (sv_fork_range_add calls it itself). */
 void sv_fork_env_first_use(void);
+
+/* ---- objects inherited through fork (lib/inherit.c) --------------------- */
+/* Every open context is listed (from sv_context_finish_open to
+ * ibv_close_device), and every extended QP and CQ (whose ibv_wr_* and
+ * polling functions live in the object): in a forked child all of them
+ * refuse their verbs with EPERM. object_add: 0 or ENOMEM; object_del of
+ * an object never added does nothing. */
+#define SV_INHERIT_QP_EX 1
+#define SV_INHERIT_CQ_EX 2
+void sv_inherit_context_add(struct verbs_context *vctx);
+void sv_inherit_context_del(struct verbs_context *vctx);
+int sv_inherit_object_add(struct ibv_context *ctx, void *obj, int kind);
+void sv_inherit_object_del(void *obj);
+/* 1 if ctx (one of ours) was opened by an ancestor of this process. */
+int sv_inherited(struct ibv_context *ctx);
+/* 0, or (inherited) EPERM with the one log line naming verb. */
+int sv_inherit_check(struct ibv_context *ctx, const char *verb);
+/* The table an inherited context's ops become (tests). */
+const struct sv_context_ops *sv_inherit_refusing_ops(void);
+/* pthread_atfork, called by fork.c's handlers */
+void sv_inherit_fork_prepare(void);
+void sv_inherit_fork_parent(void);
+void sv_inherit_fork_child(void);
 
 /* ---- sysfs (lib/sysfs.c) ------------------------------------------------ */
 /* The sysfs root: $SYSFS_PATH (not for setuid programs), else "/sys";
@@ -78,9 +103,55 @@ struct sv_sysfs_dev {
 	/* who drives it: a built-in provider, or (NULL) the rdma-core
 	 * provider in the verbs_device's ops */
 	const struct sv_provider *native;
+	/* where the core finds its members in the driving provider's
+	 * objects: &sv_native_layout, or the rdma-core provider's
+	 * generation (set by sv_rdmacore_attach) */
+	const struct sv_obj_layout *layout;
 	int listed;                       /* in the registry (lock held) */
 };
 #define SV_DEVICE_MAGIC 0x73766476u
+
+/* The members the core reads and writes inside a provider's objects, at
+ * the offsets that provider was compiled with: they moved between
+ * rdma-core releases (lib/pabi/generations.c has the history). Every
+ * context points at one (verbs_ex_private.layout). */
+struct sv_obj_layout {
+	uint16_t qp_comp_mask;   /* offset of verbs_qp.comp_mask (a u32) */
+	uint16_t qp_xrcd;        /* offset of verbs_qp.xrcd (a pointer) */
+	uint16_t port_attr_size; /* sizeof(struct ibv_port_attr) */
+};
+/* The built-in providers' (struct sv_qp; the whole sv_port_attr). */
+extern const struct sv_obj_layout sv_native_layout;
+
+/* VERBS_QP_EX / SV_QP_EX: the QP has the ibv_qp_ex API */
+static inline uint32_t sv_qp_comp_mask(const struct sv_obj_layout *l,
+				       const struct ibv_qp *qp)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)qp + l->qp_comp_mask, sizeof(v));
+	return v;
+}
+
+/* struct ibv_port_attr as rdma-core 49 and later lay it out (56 bytes:
+ * active_speed_ex after port_cap_flags2), whatever the system's verbs.h
+ * says; older programs and providers use the first 52. */
+#define SV_PORT_ATTR_SPEED_EX_OFF 52
+union sv_port_attr {
+	struct ibv_port_attr attr;
+	unsigned char bytes[SV_PORT_ATTR_SIZE];
+};
+_Static_assert(sizeof(struct ibv_port_attr) == SV_PORT_ATTR_SPEED_EX_OFF ||
+		       sizeof(struct ibv_port_attr) == SV_PORT_ATTR_SIZE,
+	       "struct ibv_port_attr is rdma-core 44's or 49's");
+_Static_assert(((offsetof(struct ibv_port_attr, port_cap_flags2) + 2 + 3) &
+			~(size_t)3) == SV_PORT_ATTR_SPEED_EX_OFF,
+	       "active_speed_ex (a u32) follows port_cap_flags2");
+static inline void sv_port_attr_set_speed_ex(union sv_port_attr *a,
+					     uint32_t speed)
+{
+	memcpy(a->bytes + SV_PORT_ATTR_SPEED_EX_OFF, &speed, sizeof(speed));
+}
 
 /* The record of a device of ours, or NULL (not one of our lists). */
 struct sv_sysfs_dev *sv_device_sysfs(struct ibv_device *dev);
@@ -105,7 +176,9 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 					    const char *ibdev_name,
 					    unsigned int abi_version);
 
-/* ---- rdma-core's providers (lib/rdmacore.c) ------------------------------- */
+/* ---- rdma-core's providers (the provider-ABI layer, lib/pabi/) -----------
+ * The core calls the layer only through what is declared here; the layer
+ * includes this header, never the other way round. */
 /* Which providers drive devices: SOFTVERBS_PROVIDERS unset or "native"
  * (built-in rxe/siw for their devices, rdma-core's libraries for the
  * rest), "rdma-core" (rdma-core's libraries for every device). */
@@ -113,8 +186,9 @@ enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
 /* The mode, or -EINVAL (logged) for any other value. Read once. */
 int sv_provider_mode(void);
 /* Find and attach a registered rdma-core provider for a found device:
- * returns its verbs_device (ops set; the caller fills the rest) or NULL.
- * Called with the device registry lock held. */
+ * returns its verbs_device (ops set; s->layout set to the provider's
+ * generation; the caller fills the rest) or NULL. Called with the device
+ * registry lock held. */
 struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
 /* Load rdma-core's provider libraries unless done before: 1 when it
  * loaded them now (so attaching is worth trying again). Device registry
@@ -129,6 +203,11 @@ void sv_rdmacore_set_dirs(const char *config, const char *providers);
 /* The registered rdma-core providers, in registration order. */
 size_t sv_rdmacore_driver_count(void);
 const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
+/* Open a device an rdma-core provider drives (verbs_open_device without
+ * private data). */
+struct ibv_context *sv_rdmacore_open(struct ibv_device *device);
+/* RDMAV_ALLOW_DISASSOC_DESTROY (lib/pabi/context.c; an exported object). */
+extern bool verbs_allow_disassociate_destroy;
 
 /* ---- contexts and ops (lib/context.c) ----------------------------------- */
 extern const struct sv_context_ops sv_default_ops;
@@ -136,9 +215,6 @@ extern const struct sv_context_ops sv_default_ops;
 void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src);
 /* rdma-core providers start from EOPNOTSUPP in every slot. */
 void sv_ops_init_nosup(struct sv_context_ops *ops);
-/* dst gets every non-NULL slot of an rdma-core provider's table. */
-void sv_ops_take_verbs(struct sv_context_ops *dst,
-		       const struct verbs_context_ops *src);
 /* Number of NULL slots (a complete table has none). */
 size_t sv_ops_null_slots(const struct sv_context_ops *ops);
 /* Point the application-visible tables (ibv_context.ops and the
@@ -175,7 +251,7 @@ int sv_cmd_write_ex(struct ibv_context *ctx, uint32_t command, void *req,
 		    struct sv_udata *udata);
 
 /* ioctl commands: up to SV_IOCTL_MAX_ATTRS attributes. */
-#define SV_IOCTL_MAX_ATTRS 8
+#define SV_IOCTL_MAX_ATTRS 12
 struct sv_ioctl {
 	struct ib_uverbs_ioctl_hdr hdr;
 	struct ib_uverbs_attr attrs[SV_IOCTL_MAX_ATTRS];
@@ -185,8 +261,11 @@ void sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
 /* A constant or integer input, carried inline. */
 void sv_ioctl_in_u64(struct sv_ioctl *cmd, uint16_t attr_id, uint64_t val);
 void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
-/* An object named by its handle (UVERBS_ATTR_TYPE_IDR). */
+/* An object handle going in; the slot of one coming out (its data
+ * holds the handle after sv_ioctl_exec). */
 void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle);
+struct ib_uverbs_attr *sv_ioctl_out_obj(struct sv_ioctl *cmd,
+					uint16_t attr_id);
 /* An input buffer of len bytes (more than 8: passed by address). */
 void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,
 		     size_t len);
@@ -200,6 +279,12 @@ static inline int sv_ioctl_unsupported(int err)
 {
 	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
 }
+
+/* The core part of a CQ the kernel made (context, channel, handle, cqe,
+ * mutex, cond, event counters). */
+void sv_cmd_cq_init(struct sv_cq *cq, struct ibv_context *ctx,
+		    struct ibv_comp_channel *channel, uint32_t handle,
+		    uint32_t cqe);
 
 /* CREATE_QP for a bare struct ibv_qp (rdma-core's ibv_cmd_create_qp):
  * nothing written behind it. ex: the extended command. */
@@ -242,6 +327,8 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 			   struct ibv_gid_entry *entries, size_t max_entries);
 
 /* ---- public verbs internals --------------------------------------------- */
+/* rdma-core 49's verbs.h declares it; 44's does not (lib/strings.c). */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
 /* The size of the pre-2017 struct ibv_port_attr that the exported
  * ibv_query_port@IBVERBS_1.1 fills (it ends after `flags`). */
 #define SV_COMPAT_PORT_ATTR_SIZE offsetof(struct ibv_port_attr, port_cap_flags2)

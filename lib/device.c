@@ -138,6 +138,7 @@ static struct verbs_device *attach(struct sv_sysfs_dev *s)
 			vdev = calloc(1, sizeof(*vdev));
 			if (!vdev)
 				return NULL;
+			s->layout = &sv_native_layout;
 			sv_info("%s (%s): driven by softverbs' built-in %s provider",
 				s->sd.ibdev_name, s->sd.sysfs_name, s->native->name);
 		}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The library's one logging function. Off by default; SOFTVERBS_LOG
  * (error|warn|info|debug, or 1..4) turns it on, SOFTVERBS_LOG_FILE sends
- * it to a file instead of stderr. */
+ * it to a file instead of stderr (not in a privileged process: lib/env.h).
+ * Everything a line says is escaped: one call, one line. */
 #ifndef SV_LOG_H
 #define SV_LOG_H
 
@@ -15,7 +16,15 @@ enum sv_log_level {
 
 extern int sv_log_level;
 
+#include <stddef.h>
+
 void sv_log_init(void);
+/* One log line into out[0..cap): "softverbs[PID] L func: msg\n", func
+ * and msg escaped (no byte below 0x20 or from 0x7f up survives, newline
+ * reads \n, backslash \\), "...\n" at the end if it had to be cut;
+ * returns its length (0 if cap < 64). */
+size_t sv_log_format_line(char *out, size_t cap, enum sv_log_level level,
+			  const char *func, const char *msg);
 void sv_log_write(enum sv_log_level level, const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -184,7 +184,7 @@ static int generic_query_device_ex(struct ibv_context *ctx,
 static int generic_query_port(struct ibv_context *ctx, uint8_t port_num,
 			      struct ibv_port_attr *attr)
 {
-	return sv_cmd_query_port(ctx, port_num, attr);
+	return sv_cmd_query_port(ctx, port_num, attr, SV_PORT_ATTR_SIZE);
 }
 
 static struct ibv_pd *generic_alloc_pd(struct ibv_context *ctx)
@@ -259,8 +259,7 @@ static struct ibv_mr *generic_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 
 	if (!mr)
 		return NULL;
-	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access,
-				    (struct verbs_mr *)mr);
+	ret = sv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, mr);
 	if (ret) {
 		free(mr);
 		errno = ret;
@@ -434,96 +433,6 @@ static struct sv_context_ops nosup_table(void)
 void sv_ops_init_nosup(struct sv_context_ops *ops)
 {
 	*ops = nosup_table();
-}
-
-/* rdma-core's verbs_context_ops into ours, slot by slot by name (the
- * tables are ordered differently); only non-NULL slots are taken. The
- * MR ops take a struct verbs_mr *, which points at its ibv_mr. */
-void sv_ops_take_verbs(struct sv_context_ops *dst,
-		       const struct verbs_context_ops *src)
-{
-#define TAKE(name)                                                            \
-	do {                                                                  \
-		if (src->name)                                                \
-			dst->name = (__typeof__(dst->name))(void (*)(void))src->name; \
-	} while (0)
-	TAKE(advise_mr);
-	TAKE(alloc_dm);
-	TAKE(alloc_mw);
-	TAKE(alloc_null_mr);
-	TAKE(alloc_parent_domain);
-	TAKE(alloc_pd);
-	TAKE(alloc_td);
-	TAKE(async_event);
-	TAKE(attach_counters_point_flow);
-	TAKE(attach_mcast);
-	TAKE(bind_mw);
-	TAKE(close_xrcd);
-	TAKE(cq_event);
-	TAKE(create_ah);
-	TAKE(create_counters);
-	TAKE(create_cq);
-	TAKE(create_cq_ex);
-	TAKE(create_flow);
-	TAKE(create_flow_action_esp);
-	TAKE(create_qp);
-	TAKE(create_qp_ex);
-	TAKE(create_rwq_ind_table);
-	TAKE(create_srq);
-	TAKE(create_srq_ex);
-	TAKE(create_wq);
-	TAKE(dealloc_mw);
-	TAKE(dealloc_pd);
-	TAKE(dealloc_td);
-	TAKE(dereg_mr);
-	TAKE(destroy_ah);
-	TAKE(destroy_counters);
-	TAKE(destroy_cq);
-	TAKE(destroy_flow);
-	TAKE(destroy_flow_action);
-	TAKE(destroy_qp);
-	TAKE(destroy_rwq_ind_table);
-	TAKE(destroy_srq);
-	TAKE(destroy_wq);
-	TAKE(detach_mcast);
-	/* free_context: kept in the core state, not a verb */
-	TAKE(free_dm);
-	TAKE(get_srq_num);
-	TAKE(import_dm);
-	TAKE(import_mr);
-	TAKE(import_pd);
-	TAKE(modify_cq);
-	TAKE(modify_flow_action_esp);
-	TAKE(modify_qp);
-	TAKE(modify_qp_rate_limit);
-	TAKE(modify_srq);
-	TAKE(modify_wq);
-	TAKE(open_qp);
-	TAKE(open_xrcd);
-	TAKE(poll_cq);
-	TAKE(post_recv);
-	TAKE(post_send);
-	TAKE(post_srq_ops);
-	TAKE(post_srq_recv);
-	TAKE(query_device_ex);
-	TAKE(query_ece);
-	TAKE(query_port);
-	TAKE(query_qp);
-	TAKE(query_qp_data_in_order);
-	TAKE(query_rt_values);
-	TAKE(query_srq);
-	TAKE(read_counters);
-	TAKE(reg_dm_mr);
-	TAKE(reg_dmabuf_mr);
-	TAKE(reg_mr);
-	TAKE(req_notify_cq);
-	TAKE(rereg_mr);
-	TAKE(resize_cq);
-	TAKE(set_ece);
-	TAKE(unimport_dm);
-	TAKE(unimport_mr);
-	TAKE(unimport_pd);
-#undef TAKE
 }
 
 /* The table is only function pointers of one size, so it can be walked

@@ -64,7 +64,7 @@ struct sv_cq {
 };
 
 /* The core objects below are laid out as rdma-core 44's verbs_qp,
- * verbs_srq and verbs_mr (lib/private34.h checks it), so that the core
+ * verbs_srq and verbs_mr (lib/pabi/context.c checks it), so that the core
  * treats objects of its own providers and of rdma-core's alike. */
 
 /* A QP: ibv_qp_ex starts with the ibv_qp. */
@@ -125,8 +125,9 @@ struct sv_context_ops {
 	int (*query_device_ex)(struct ibv_context *ctx,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr, size_t attr_size);
-	/* attr is always a whole struct ibv_port_attr (the core copies out
-	 * what an older caller's shorter struct can hold) */
+	/* attr is always the newest struct ibv_port_attr, 56 bytes (lib/
+	 * core.h's union sv_port_attr; the core copies out what the
+	 * caller's struct can hold) */
 	int (*query_port)(struct ibv_context *ctx, uint8_t port_num,
 			  struct ibv_port_attr *attr);
 	int (*query_rt_values)(struct ibv_context *ctx,
@@ -305,13 +306,23 @@ struct sv_provider {
  * through its `priv` pointer: for the built-in providers it lives inside
  * struct sv_context, for rdma-core's providers (whose context structs are
  * their own) the core allocates it. */
+struct sv_obj_layout;
 struct verbs_ex_private {
 	struct sv_context_ops ops;  /* defaults + the provider's slots */
+	/* where the core's members are in this provider's objects (a QP's
+	 * comp_mask, the size of its struct ibv_port_attr): lib/core.h */
+	const struct sv_obj_layout *layout;
 	uint32_t driver_id;         /* enum rdma_driver_id, or UNKNOWN */
 	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
 	/* rdma-core providers only: their free_context, NULL for ours */
 	void (*free_context)(struct ibv_context *ctx);
 	int from_rdma_core;         /* made by an rdma-core provider */
+	/* lib/inherit.c: the process generation it was opened in (another
+	 * one: inherited through fork), and the list of open contexts
+	 * (guarded by inherit.c's lock) */
+	unsigned int generation;
+	struct verbs_context *vctx;
+	struct verbs_ex_private *live_prev, *live_next;
 };
 
 struct sv_context {
@@ -369,8 +380,11 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
 			   struct ib_uverbs_ex_query_device_resp *reply);
+/* QUERY_PORT: fills attr up to attr_size bytes (52: rdma-core 44's
+ * struct ibv_port_attr; SV_PORT_ATTR_SIZE: also active_speed_ex). */
+#define SV_PORT_ATTR_SIZE 56
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
-		      struct ibv_port_attr *attr);
+		      struct ibv_port_attr *attr, size_t attr_size);
 
 /* PD and MR: the generic implementations are the defaults of those slots;
  * a provider that needs trailers calls these with its own. */
@@ -391,6 +405,9 @@ int sv_cmd_dereg_mr(struct ibv_mr *mr);
 int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		     uint32_t flags, const struct ibv_sge *sg_list,
 		     uint32_t num_sge);
+/* A dma-buf registration (fills mr; mr_type SV_MR_TYPE_DMABUF_MR). */
+int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			 uint64_t iova, int fd, int access, struct sv_mr *mr);
 
 /* MW: fills mw (context, pd, type, handle, rkey). */
 int sv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,

@@ -22,9 +22,9 @@ const char *sv_sysfs_root(void)
 {
 	pthread_mutex_lock(&root_lock);
 	if (!root_set) {
-		/* secure_getenv: a setuid program must not be pointed at a
-		 * tree its caller controls. */
-		const char *env = secure_getenv("SYSFS_PATH");
+		/* not in a privileged process: it must not be pointed at
+		 * a tree its caller controls (lib/env.h) */
+		const char *env = sv_env_path("SYSFS_PATH");
 		size_t len;
 
 		if (!env || !*env || strlen(env) >= sizeof(root_buf))

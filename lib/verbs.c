@@ -41,15 +41,17 @@ SV_EXPORT int ibv_query_device(struct ibv_context *context,
 int sv_query_port(struct ibv_context *ctx, uint8_t port_num,
 		  struct ibv_port_attr *attr, size_t attr_len)
 {
-	struct ibv_port_attr full;
+	union sv_port_attr full;
 	int ret;
 
 	if (!valid_ctx(ctx) || !attr)
 		return EINVAL;
-	/* Older programs pass a shorter struct: the provider always fills a
-	 * whole one, the caller gets what it has room for. */
+	/* Programs pass the struct of their verbs.h (rdma-core 44's is 52
+	 * bytes, 49's 56, pre-2017 ones less): the provider fills the
+	 * newest (or what its own generation knows of it, the rest stays
+	 * zero), the caller gets what it has room for. */
 	memset(&full, 0, sizeof(full));
-	ret = ops_of(ctx)->query_port(ctx, port_num, &full);
+	ret = ops_of(ctx)->query_port(ctx, port_num, &full.attr);
 	if (ret)
 		return ret;
 	if (attr_len > sizeof(full)) {
@@ -83,6 +85,9 @@ SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 	if (!valid_ctx(context) || !entry || flags ||
 	    entry_size < sizeof(*entry))
 		return EINVAL;
+	ret = sv_inherit_check(context, "ibv_query_gid_ex");
+	if (ret)
+		return ret;
 	ret = sv_query_gid_entry(context, port_num, gid_index, &e);
 	if (ret)
 		return ret;
@@ -101,6 +106,8 @@ SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 	if (!valid_ctx(context) || (!entries && max_entries) || flags ||
 	    entry_size < sizeof(struct ibv_gid_entry))
 		return -EINVAL;
+	if (sv_inherit_check(context, "ibv_query_gid_table"))
+		return -EPERM;
 	tmp = calloc(max_entries ? max_entries : 1, sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
@@ -125,7 +132,9 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 		errno = EINVAL;
 		return -1;
 	}
-	ret = sv_query_gid_entry(context, port_num, (uint32_t)index, &e);
+	ret = sv_inherit_check(context, "ibv_query_gid");
+	if (!ret)
+		ret = sv_query_gid_entry(context, port_num, (uint32_t)index, &e);
 	if (ret == ENODATA) {
 		memset(gid, 0, sizeof(*gid));
 		return 0;
@@ -135,33 +144,6 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 		return -1;
 	}
 	memcpy(gid, &e.gid, sizeof(*gid));
-	return 0;
-}
-
-/* IBVERBS_PRIVATE_34, imported by Debian's ibv_devinfo: 0, or -1 with
- * errno. */
-SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
-				 uint8_t port_num, unsigned int index,
-				 enum ibv_gid_type_sysfs *type)
-{
-	struct ibv_gid_entry e;
-	int ret;
-
-	if (!valid_ctx(context) || !type) {
-		errno = EINVAL;
-		return -1;
-	}
-	ret = sv_query_gid_entry(context, port_num, index, &e);
-	if (ret == ENODATA) {
-		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
-		return 0;
-	}
-	if (ret) {
-		errno = ret;
-		return -1;
-	}
-	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
-		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 	return 0;
 }
 
@@ -177,6 +159,10 @@ SV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 
 	if (!valid_ctx(context) || !pkey || index < 0) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (sv_inherit_check(context, "ibv_query_pkey")) {
+		errno = EPERM;
 		return -1;
 	}
 	snprintf(file, sizeof(file), "ports/%u/pkeys/%d", port_num, index);
@@ -299,6 +285,14 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 	cq = ops_of(ctx)->create_cq_ex(ctx, attr);
 	if (!cq)
 		return NULL;
+	/* its polling functions live in the object: a forked child's must
+	 * refuse (lib/inherit.c) */
+	ret = sv_inherit_object_add(ctx, cq, SV_INHERIT_CQ_EX);
+	if (ret) {
+		ops_of(ctx)->destroy_cq(ibv_cq_ex_to_cq(cq));
+		errno = ret;
+		return NULL;
+	}
 	cq->cq_context = attr->cq_context;
 	channel_ref(attr->channel, 1);
 	return cq;
@@ -320,8 +314,10 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 		return EINVAL;
 	channel = cq->channel;
 	ret = ops_of(cq->context)->destroy_cq(cq);
-	if (!ret)
+	if (!ret) {
 		channel_ref(channel, -1);
+		sv_inherit_object_del(cq);
+	}
 	return ret;
 }
 
@@ -412,8 +408,20 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	qp = ops_of(ctx)->create_qp_ex(ctx, attr);
-	if (qp)
-		qp->qp_context = attr->qp_context;
+	if (!qp)
+		return NULL;
+	/* its ibv_wr_* functions live in the object: a forked child's must
+	 * refuse (lib/inherit.c) */
+	if (sv_to_qp(qp)->comp_mask & SV_QP_EX) {
+		int ret = sv_inherit_object_add(ctx, qp, SV_INHERIT_QP_EX);
+
+		if (ret) {
+			ops_of(ctx)->destroy_qp(qp);
+			errno = ret;
+			return NULL;
+		}
+	}
+	qp->qp_context = attr->qp_context;
 	return qp;
 }
 
@@ -455,9 +463,15 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
+	int ex, ret;
+
 	if (!qp || !valid_ctx(qp->context))
 		return EINVAL;
-	return ops_of(qp->context)->destroy_qp(qp);
+	ex = sv_to_qp(qp)->comp_mask & SV_QP_EX;
+	ret = ops_of(qp->context)->destroy_qp(qp);
+	if (!ret && ex)
+		sv_inherit_object_del(qp);
+	return ret;
 }
 
 SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
@@ -468,11 +482,14 @@ SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 		errno = EINVAL;
 		return NULL;
 	}
-	sqp = sv_to_qp(qp);
-	if (!(sqp->comp_mask & SV_QP_EX)) {
+	/* the ibv_qp_ex starts at the QP in every layout; the provider's
+	 * comp_mask says whether it has one (rdma-core 45 moved it) */
+	if (!valid_ctx(qp->context) ||
+	    !(sv_qp_comp_mask(sv_priv(qp->context)->layout, qp) & SV_QP_EX)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	sqp = sv_to_qp(qp);
 	return &sqp->qp_ex;
 }
 
@@ -490,13 +507,28 @@ SV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return ops_of(qp->context)->set_ece(qp, ece);
 }
 
-/* 0 when the provider promises nothing (the default, as rdma-core). */
+/* flags 0: 1 when the provider promises whole messages in order, else
+ * 0 (the default, as rdma-core). IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
+ * (rdma-core 49): the provider's capability bits, whole messages
+ * implying 128-byte aligned blocks. Unknown flags: 0. */
+#ifndef IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
+#define IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (1u << 0)
+#define IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (1 << 0)
+#define IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (1 << 1)
+#endif
 SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 					 enum ibv_wr_opcode op, uint32_t flags)
 {
+	int caps;
+
 	if (!qp || !valid_ctx(qp->context))
 		return 0;
-	return ops_of(qp->context)->query_qp_data_in_order(qp, op, flags);
+	if (flags & ~(uint32_t)IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS)
+		return 0;
+	caps = ops_of(qp->context)->query_qp_data_in_order(qp, op, flags);
+	if (caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG)
+		caps |= IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+	return flags ? caps : !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
 }
 
 /* ---- address handles and multicast -------------------------------------- */

@@ -22,7 +22,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "provider.h"
-#include "private34.h"
+#include "pabi/abi.h"
 
 /* Room for any request or reply the soft providers send: the largest
  * core struct (ib_uverbs_ex_create_qp_resp, 64 bytes) plus headers and
@@ -118,12 +118,15 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 	return 0;
 }
 
+/* attr is rdma-core's: its helper fills what its struct has (attr_size
+ * is ours, the newest) */
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
-		      struct ibv_port_attr *attr)
+		      struct ibv_port_attr *attr, size_t attr_size)
 {
 	struct plug_cmd c;
 	int ret;
 
+	(void)attr_size;
 	ret = plug_layout(&c, HDR_LEGACY, sizeof(struct ib_uverbs_query_port),
 			  0, NULL);
 	if (ret)
@@ -212,6 +215,15 @@ int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 {
 	return ibv_cmd_advise_mr(pd, advice, flags, (struct ibv_sge *)sg_list,
 				 num_sge);
+}
+
+/* rdma-core 54 and later take an eighth argument (the provider's ioctl
+ * attributes); an older one ignores it: passing NULL suits both. */
+int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			 uint64_t iova, int fd, int access, struct sv_mr *mr)
+{
+	return ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access,
+				     (struct verbs_mr *)mr, NULL);
 }
 
 int sv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,

@@ -30,6 +30,9 @@ sv_init() {
         [ -e "$p" ] && { sv_probe=$(cd "$(dirname "$p")" && pwd)/$(basename "$p"); break; }
     done
     [ -n "$sv_probe" ] || skip "tests/integration/.libs/libsvmapsprobe.so is not built (make check)"
+    # the siw accept-race wait (tests/integration/siw_wait.c), both ends
+    sv_siwwait=${sv_probe%/*}/libsvsiwwait.so
+    [ -e "$sv_siwwait" ] || skip "$sv_siwwait is not built (make check)"
     work=$(mktemp -d "/tmp/$sv_name.XXXXXX") || exit 1
     trap 'rm -rf "$work"' EXIT
     mkdir -p "$work/maps"
@@ -60,17 +63,20 @@ label() {
     if [ "$1" = sv ]; then echo softverbs; else echo rdma-core; fi
 }
 
-# sv_env sv|rc: SV_ENV=(...) the environment of one end, for env(1)
+# sv_env sv|rc: SV_ENV=(...) the environment of one end, for env(1);
+# both ends get the siw accept-race wait (an rdma_cm ESTABLISHED event on
+# an iWARP device 200 ms late: tests/integration/siw_wait.c, a kernel
+# race described in kmod-notes/siw.md; nothing else changes)
 sv_env() {
     if [ "$1" = sv ]; then
         # SOFTVERBS_PRELOAD (the ASan runtime, first) and SOFTVERBS_EXEC_ENV
         # (its options): what the sanitized pass needs (passes/san)
         # shellcheck disable=SC2206
         SV_ENV=(LD_LIBRARY_PATH="$libdir"
-                LD_PRELOAD="${SOFTVERBS_PRELOAD:+$SOFTVERBS_PRELOAD }$sv_probe"
+                LD_PRELOAD="${SOFTVERBS_PRELOAD:+$SOFTVERBS_PRELOAD }$sv_probe $sv_siwwait"
                 SV_MAPS_DIR="$work/maps" ${SOFTVERBS_EXEC_ENV:-})
     else
-        SV_ENV=(LD_LIBRARY_PATH= LD_PRELOAD= SV_MAPS_DIR=)
+        SV_ENV=(LD_LIBRARY_PATH= LD_PRELOAD="$sv_siwwait" SV_MAPS_DIR=)
     fi
 }
 

@@ -121,18 +121,22 @@ perftest_try() {
 }
 
 # perftest_case PROG DEV IP: softverbs on both ends, connected by rdma_cm.
-# One retry: perftest -R over siw sometimes fails under emulation, during
-# the measurement or in its closing exchange over rdma_cm, with rdma-core's
-# libsiw as well (1 run in 15 of each in one boot); twice in a row is a
-# failure.
+# perftest measures time with the TSC calibrated against gettimeofday()
+# when it reports; in the emulated guest of a busy host that calibration
+# sometimes fails ("Correlation coefficient r^2: ... < 0.9", "Can't produce
+# a report": the run itself went through) and the program exits 1, the
+# other end seeing its connection flushed. That failure, and only it, gets
+# up to three runs; anything else fails at once. (The other cause of
+# failures seen here, the kernel's siw accept race, is held off by
+# siw_wait.c for every end: kmod-notes/siw.md.)
 perftest_case() {
-    local prog=$1 dev=$2 ip=$3 srv_rc cli_rc ok name
+    local prog=$1 dev=$2 ip=$3 srv_rc cli_rc ok name tries=1
     name="$prog -R over $dev (softverbs both ends)"
-    if ! perftest_try "$prog" "$dev" "$ip"; then
-        echo "note: $name: first run failed (server exit $srv_rc, client exit $cli_rc); retrying once"
-        tail -n 3 "$work/client.log"
-        perftest_try "$prog" "$dev" "$ip"
-    fi
+    while ! perftest_try "$prog" "$dev" "$ip" && [ $tries -lt 3 ] &&
+        grep -q "Correlation coefficient r^2" "$work/server.log" "$work/client.log"; do
+        echo "note: $name: perftest's clock calibration failed (run $tries; $(grep -h -m 1 'Correlation coefficient' "$work/server.log" "$work/client.log")); running it again"
+        tries=$((tries + 1))
+    done
     report "$name" "$dev" $srv_rc $cli_rc $ok
 }
 

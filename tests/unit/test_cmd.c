@@ -81,6 +81,10 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
+/* QUERY_PORT's answer: an active port whose extended speed is this
+ * (kernels from 6.8 report active_speed_ex; 6.1 leaves it zero) */
+static uint32_t port_speed_ex;
+
 static int fake_ioctl(int fd, unsigned long request, void *arg)
 {
 	ck_assert_int_eq(fd, FAKE_FD);
@@ -89,6 +93,21 @@ static int fake_ioctl(int fd, unsigned long request, void *arg)
 	if (ioctl_errno) {
 		errno = ioctl_errno;
 		return -1;
+	}
+	if (last_ioctl.hdr.object_id == UVERBS_OBJECT_DEVICE &&
+	    last_ioctl.hdr.method_id == UVERBS_METHOD_QUERY_PORT) {
+		uint8_t *out = (uint8_t *)(uintptr_t)last_ioctl.attrs[1].data;
+		struct ib_uverbs_query_port_resp legacy = {
+			.state = IBV_PORT_ACTIVE,
+			.active_speed = 2,
+		};
+		uint16_t flags2 = 0x12;
+
+		ck_assert_uint_eq(last_ioctl.attrs[1].len, 48);
+		memset(out, 0, 48);
+		memcpy(out, &legacy, sizeof(legacy));
+		memcpy(out + 40, &flags2, sizeof(flags2));
+		memcpy(out + 44, &port_speed_ex, sizeof(port_speed_ex));
 	}
 	return 0;
 }
@@ -101,6 +120,7 @@ static void setup(void)
 	ctx = calloc(1, sizeof(*ctx));
 	ck_assert_ptr_nonnull(ctx);
 	ctx->core.ops = sv_default_ops;
+	ctx->core.layout = &sv_native_layout;
 	ctx->core.driver_id = RDMA_DRIVER_RXE;
 	ctx->vctx.sz = sizeof(ctx->vctx);
 	ctx->vctx.priv = &ctx->core;
@@ -493,7 +513,7 @@ START_TEST(query_port_uses_ioctl)
 	struct ibv_port_attr attr;
 
 	memset(&attr, 0xff, sizeof(attr));
-	ck_assert_int_eq(sv_cmd_query_port(ibctx, 1, &attr), 0);
+	ck_assert_int_eq(sv_cmd_query_port(ibctx, 1, &attr, sizeof(attr)), 0);
 	ck_assert_uint_eq(last_request, RDMA_VERBS_IOCTL);
 	ck_assert_uint_eq(last_ioctl.hdr.length, 24 + 2 * 16);
 	ck_assert_uint_eq(last_ioctl.hdr.object_id, UVERBS_OBJECT_DEVICE);
@@ -522,7 +542,7 @@ START_TEST(query_port_falls_back_to_write)
 	r.link_layer = IBV_LINK_LAYER_ETHERNET;
 	set_reply(&r, sizeof(r));
 	ioctl_errno = ENOTTY;
-	ck_assert_int_eq(sv_cmd_query_port(ibctx, 1, &attr), 0);
+	ck_assert_int_eq(sv_cmd_query_port(ibctx, 1, &attr, sizeof(attr)), 0);
 	assert_hdr(2, 6, sizeof(r) / 4);
 	ck_assert_uint_eq(last_cmd[16], 1); /* port_num */
 	ck_assert_int_eq(attr.state, IBV_PORT_ACTIVE);
@@ -531,8 +551,45 @@ START_TEST(query_port_falls_back_to_write)
 	/* other kernel errors are not a reason to fall back */
 	writes = 0;
 	ioctl_errno = EINVAL;
-	ck_assert_int_eq(sv_cmd_query_port(ibctx, 9, &attr), EINVAL);
+	ck_assert_int_eq(sv_cmd_query_port(ibctx, 9, &attr, sizeof(attr)), EINVAL);
 	ck_assert_int_eq(writes, 0);
+}
+END_TEST
+
+/* rdma-core 49's struct (56 bytes) gets active_speed_ex; 44's (52)
+ * nothing past its end, whatever verbs.h this was built with. */
+START_TEST(query_port_speed_ex_by_size)
+{
+	uint8_t buf[64];
+	uint32_t v;
+
+	port_speed_ex = 0x40;
+	memset(buf, 0xab, sizeof(buf));
+	ck_assert_int_eq(sv_cmd_query_port(ibctx, 1, (struct ibv_port_attr *)buf,
+					   SV_PORT_ATTR_SIZE), 0);
+	memcpy(&v, buf + 52, sizeof(v));
+	ck_assert_uint_eq(v, 0x40);
+	ck_assert_uint_eq(((struct ibv_port_attr *)buf)->port_cap_flags2, 0x12);
+	ck_assert_uint_eq(buf[56], 0xab);
+	memset(buf, 0xab, sizeof(buf));
+	ck_assert_int_eq(sv_cmd_query_port(ibctx, 1, (struct ibv_port_attr *)buf,
+					   52), 0);
+	ck_assert_uint_eq(((struct ibv_port_attr *)buf)->state, IBV_PORT_ACTIVE);
+	ck_assert_uint_eq(buf[52], 0xab);
+	/* a program's verbs_context.query_port of either size */
+	memset(buf, 0xab, sizeof(buf));
+	ck_assert_int_eq(ctx->vctx.query_port(ibctx, 1, (struct ibv_port_attr *)buf,
+					      56), 0);
+	memcpy(&v, buf + 52, sizeof(v));
+	ck_assert_uint_eq(v, 0x40);
+	memset(buf, 0xab, sizeof(buf));
+	ck_assert_int_eq(ctx->vctx.query_port(ibctx, 1, (struct ibv_port_attr *)buf,
+					      52), 0);
+	ck_assert_uint_eq(buf[52], 0xab);
+	/* too small for even the old struct: refused */
+	ck_assert_int_eq(sv_cmd_query_port(ibctx, 1, (struct ibv_port_attr *)buf,
+					   48), EINVAL);
+	port_speed_ex = 0;
 }
 END_TEST
 
@@ -602,6 +659,7 @@ static Suite *make_cmd_suite(void)
 	tcase_add_test(tc, misaligned_sizes_are_refused);
 	tcase_add_test(tc, query_port_uses_ioctl);
 	tcase_add_test(tc, query_port_falls_back_to_write);
+	tcase_add_test(tc, query_port_speed_ex_by_size);
 	tcase_add_test(tc, short_port_attr_for_old_programs);
 	tcase_add_test(tc, gid_entry_ioctl_layout);
 	suite_add_tcase(s, tc);

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/unit/test_hca_fake.sh -- rdma-core's hardware providers on
 # softverbs' core, on the host: a fake sysfs tree (SYSFS_PATH) with one
-# device each of mlx5 (ConnectX-5, 15b3:1017), mlx4, efa, bnxt_re, irdma,
-# hns, qedr, mana and vmw_pvrdma, and fake character devices in a private
-# mount namespace (/dev/infiniband exists only there).
+# device of every PCI kind Debian's providers match: mlx5 (ConnectX-5,
+# 15b3:1017), mlx4, efa, bnxt_re, irdma, hns, qedr, mana, vmw_pvrdma,
+# cxgb4, erdma, hfi1, qib, mthca and ocrdma (rxe and siw, matched by name,
+# are the VM's), and fake character devices in a private mount namespace
+# (/dev/infiniband exists only there). Run on Debian 12 (rdma-core 44) and,
+# by tests/vm/check-debian13, in the Debian 13 root (rdma-core 56.1).
 #
 #  - Debian's ibv_devices prints exactly the same on softverbs as on
 #    rdma-core (same devices, same order, same GUIDs; mana matches only by
@@ -56,14 +59,15 @@ echo 6 > "$sys/class/infiniband_verbs/abi_version"
 i=0
 while read -r ibdev alias abi guid; do
     uv=$sys/class/infiniband_verbs/uverbs$i
-    pdev=$sys/devices/pci0000:00/0000:00:0$i.0
+    slot=$(printf %02x $i)
+    pdev=$sys/devices/pci0000:00/0000:00:$slot.0
     d=$sys/class/infiniband/$ibdev
     mkdir -p "$uv" "$pdev" "$d/ports/1"
     echo "$ibdev" > "$uv/ibdev"
     echo "$abi" > "$uv/abi_version"
     echo "231:$((192 + i))" > "$uv/dev"
     echo "$alias" > "$pdev/modalias"
-    ln -s "../../../devices/pci0000:00/0000:00:0$i.0" "$d/device"
+    ln -s "../../../devices/pci0000:00/0000:00:$slot.0" "$d/device"
     echo "1: CA" > "$d/node_type"
     echo "$guid" > "$d/node_guid"
     mknod "$work/dev/infiniband/uverbs$i" c 231 $((192 + i))
@@ -78,6 +82,12 @@ hns_0 pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00 1 0000:0000:0000:000
 qedr0 pci:v00001077d00008070sv00001077sd00000000bc02sc00i00 8 0000:0000:0000:0004
 mana_0 pci:v00001414d000000BAsv00000000sd00000000bc02sc00i00 1 0000:0000:0000:0005
 vmw_pvrdma0 pci:v000015ADd00000820sv000015ADsd00000820bc02sc07i00 3 0000:0000:0000:0006
+cxgb4_0 pci:v00001425d00005401sv00001425sd00000000bc02sc00i00 1 0007:4300:0000:0007
+erdma_0 pci:v00001DEDd0000107Fsv00001DEDsd00000000bc02sc00i00 1 0000:0000:0000:0008
+hfi1_0 pci:v00008086d000024F0sv00008086sd00000000bc0Csc06i00 1 0011:7501:0000:0009
+qib0 pci:v00001077d00007322sv00001077sd00000000bc0Csc06i00 1 0011:7500:0000:000a
+mthca0 pci:v000015B3d00006282sv000015B3sd00000000bc0Csc06i00 1 0002:c902:0000:000b
+ocrdma0 pci:v000010DFd00000720sv000010DFsd00000000bc02sc00i00 2 0000:0000:0000:000c
 EOF
 # In this namespace only, /dev is a copy of the few nodes the programs
 # need plus the fake /dev/infiniband: the host's /dev is not touched.
@@ -105,7 +115,8 @@ result "ibv_devices on the fake tree prints the same as rdma-core ($(($(wc -l < 
 
 # ---- the log names the library of each device
 for p in mlx5:mlx5_0 mlx4:mlx4_0 efa:efa_0 bnxt_re:bnxt_re0 irdma:irdma0 \
-    hns:hns_0 qedr:qedr0 vmw_pvrdma:vmw_pvrdma0; do
+    hns:hns_0 qedr:qedr0 vmw_pvrdma:vmw_pvrdma0 cxgb4:cxgb4_0 erdma:erdma_0 \
+    hfi1verbs:hfi1_0 ipathverbs:qib0 mthca:mthca0 ocrdma:ocrdma0; do
     lib=${p%%:*} dev=${p#*:}
     [ "$lib" = vmw_pvrdma ] && prov=pvrdma || prov=$lib
     ok=0
@@ -137,7 +148,7 @@ else
         "$lister" loop 1000 > "$work/vg" 2>&1 && ok=1
     how=valgrind
 fi
-result "1,000 listings and frees of 8 HCAs: no leak ($how)" $ok
+result "1,000 listings and frees of $(($(wc -l < "$work/rc") - 3)) HCAs: no leak ($how)" $ok
 [ $ok = 1 ] || tail -n 30 "$work/vg"
 
 echo "test_hca_fake: $pass passed, $fail failed"

@@ -16,7 +16,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi/pabi.h"
 
 #include "../check_main.h"
 

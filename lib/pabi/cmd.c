@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* rdma-core 44's write-ABI command helpers for providers
+/* rdma-core's write-ABI command helpers for providers
  * (IBVERBS_PRIVATE_34): the ibv_cmd_* every provider needs for its
  * context, PD, MR, MW, CQ, SRQ, QP and AH (librxe, libsiw, libmlx5 ...).
  *
@@ -10,14 +10,13 @@
  * then the driver's. The core request is built here from the arguments;
  * the driver's part goes to the kernel as it is, and the kernel's reply
  * lands in the provider's buffer, core part included. 0 or a positive
- * errno. The ioctl-only helpers are lib/cmd34_ioctl.c's. */
+ * errno. The ioctl-only helpers are lib/pabi/cmd_ioctl.c's. */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 /* The driver's parts of a provider's buffers, for a command whose core
  * request is `core` (legacy or extended) and core reply resp_len bytes. */
@@ -84,7 +83,9 @@ SV_EXPORT int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 	(void)cmd_size; /* no driver data in QUERY_PORT */
 	if (!context || !port_attr)
 		return EINVAL;
-	return sv_cmd_query_port(context, port_num, port_attr);
+	/* the provider's struct: active_speed_ex only from rdma-core 49 */
+	return sv_cmd_query_port(context, port_num, port_attr,
+				 sv_priv(context)->layout->port_attr_size);
 }
 
 /* ---- protection domains, memory regions, memory windows -------------------- */
@@ -343,9 +344,15 @@ SV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
 		return EINVAL;
 	ret = EX_PARTS(&u, struct ib_uverbs_ex_create_qp, cmd, cmd_size,
 		       resp, resp_size, sizeof(struct ib_uverbs_ex_create_qp_resp));
-	return ret ? ret :
-		     sv_cmd_create_qp_ex(context, (struct sv_qp *)qp, qp_attr,
-					 &u);
+	if (ret)
+		return ret;
+	ret = sv_cmd_create_qp_base(context, (struct ibv_qp *)qp, qp_attr, &u, 1);
+	if (ret)
+		return ret;
+	/* the provider sets VERBS_QP_EX itself when it gives the QP the ex
+	 * API; comp_mask is where its generation has it */
+	pabi_qp_set_core(sv_priv(context)->layout, (struct ibv_qp *)qp, 0, NULL);
+	return 0;
 }
 
 SV_EXPORT int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,

@@ -2,8 +2,8 @@
 /* IBVERBS_PRIVATE_34, the context side: what an rdma-core provider calls
  * to build its context on softverbs' core (_verbs_init_and_alloc_context,
  * verbs_set_ops, verbs_uninit_context), plus logging and sysfs helpers.
- * Registration and matching are lib/rdmacore.c's; the command helpers
- * lib/cmd34.c's.
+ * Registration and matching are lib/pabi/loader.c's; the command helpers
+ * lib/pabi/cmd*.c's.
  *
  * An rdma-core provider allocates its own context struct with the
  * verbs_context inside; the core's state for it (the ops table the
@@ -18,14 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
-_Static_assert(sizeof(struct sv_qp) == sizeof(struct verbs_qp) &&
-		       offsetof(struct sv_qp, comp_mask) ==
-			       offsetof(struct verbs_qp, comp_mask) &&
-		       SV_QP_EX == VERBS_QP_EX,
-	       "sv_qp is laid out as verbs_qp");
 _Static_assert(sizeof(struct sv_srq) == sizeof(struct verbs_srq) &&
 		       offsetof(struct sv_srq, srq_num) ==
 			       offsetof(struct verbs_srq, srq_num),
@@ -39,6 +33,7 @@ _Static_assert(sizeof(struct sv_mr) == sizeof(struct verbs_mr) &&
 	       "sv_mr is laid out as verbs_mr");
 _Static_assert(sizeof(struct sv_cq) == sizeof(struct verbs_cq),
 	       "sv_cq is laid out as verbs_cq");
+_Static_assert(SV_QP_EX == VERBS_QP_EX, "one bit says a QP has ibv_qp_ex");
 
 /* ---- logging and flags ---------------------------------------------------- */
 
@@ -73,7 +68,7 @@ SV_EXPORT bool verbs_allow_disassociate_destroy;
 
 static int env_set(const char *name)
 {
-	const char *v = getenv(name);
+	const char *v = sv_env(name);
 
 	return v && strcmp(v, "0") != 0;
 }
@@ -107,6 +102,35 @@ SV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 	return ibv_read_sysfs_file(sysfs_dev->ibdev_path, file, buf, size);
 }
 
+/* IBVERBS_PRIVATE_34, imported by Debian's ibv_devinfo: 0, or -1 with
+ * errno. */
+SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
+				 uint8_t port_num, unsigned int index,
+				 enum ibv_gid_type_sysfs *type)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (!context || context->abi_compat != __VERBS_ABI_IS_EXTENDED || !type) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = sv_inherit_check(context, "ibv_query_gid_type");
+	if (!ret)
+		ret = sv_query_gid_entry(context, port_num, index, &e);
+	if (ret == ENODATA) {
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		return 0;
+	}
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
+		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	return 0;
+}
+
 /* ---- contexts -------------------------------------------------------------- */
 
 /* The core half of a provider's new context (rdma-core's
@@ -124,6 +148,8 @@ static int init_context(struct verbs_context *vctx, struct ibv_device *device,
 		return -1;
 	}
 	sv_ops_init_nosup(&priv->ops);
+	/* the provider's generation (the device was attached with it) */
+	priv->layout = sv_device_sysfs(device)->layout;
 	priv->driver_id = driver_id;
 	priv->from_rdma_core = 1;
 
@@ -196,7 +222,7 @@ SV_EXPORT void verbs_set_ops(struct verbs_context *vctx,
 	if (!vctx || !ops || !vctx->priv)
 		return;
 	priv = vctx->priv;
-	sv_ops_take_verbs(&priv->ops, ops);
+	pabi_ops_take(&priv->ops, ops);
 	if (ops->free_context)
 		priv->free_context = ops->free_context;
 	sv_context_install_ops(vctx);
@@ -261,4 +287,9 @@ SV_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
 	sv_dbg("%s: context %p opened through rdma-core's %s provider",
 	       device->name, (void *)&vctx->context, vdev->ops->name);
 	return &vctx->context;
+}
+
+struct ibv_context *sv_rdmacore_open(struct ibv_device *device)
+{
+	return verbs_open_device(device, NULL);
 }

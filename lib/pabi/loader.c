@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "pabi.h"
 
 /* ---- which providers drive devices ---------------------------------------- */
 
@@ -27,7 +27,7 @@ static int mode;
 
 static void read_mode(void)
 {
-	const char *v = getenv("SOFTVERBS_PROVIDERS");
+	const char *v = sv_env_path("SOFTVERBS_PROVIDERS");
 
 	if (!v || !*v || !strcmp(v, "native")) {
 		mode = SV_PROVIDERS_NATIVE;
@@ -49,18 +49,28 @@ int sv_provider_mode(void)
 
 /* ---- registrations ------------------------------------------------------- */
 
-/* Every verbs_register_driver_34() call, in order. A provider registers
- * from its constructor: when it is dlopen()ed here, or when a program
- * that links it (perftest links libmlx5) starts. Guarded by drivers_lock;
+/* Every verbs_register_driver_34() call, in order, with what was learnt
+ * about the provider: its generation (looked up when it first matches a
+ * device) and whether its refusal was said. A provider registers from
+ * its constructor: when it is dlopen()ed here, or when a program that
+ * links it (perftest links libmlx5) starts. Guarded by drivers_lock;
  * never shrinks (a provider's ops live as long as its library, which is
  * never unloaded). */
+struct driver {
+	const struct verbs_device_ops *ops;
+	const char *node;             /* the node it registered through */
+	int looked_up;                /* gen (NULL: refused) and why are set */
+	const struct pabi_gen *gen;
+	char why[384];                /* the evidence, or what is missing */
+};
 static pthread_mutex_t drivers_lock = PTHREAD_MUTEX_INITIALIZER;
-static const struct verbs_device_ops **drivers;
+static struct driver *drivers;
 static size_t ndrivers, drivers_cap;
 
-SV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
+static void register_driver(const struct verbs_device_ops *ops,
+			    const char *node)
 {
-	const struct verbs_device_ops **v;
+	struct driver *v;
 
 	if (!ops || !ops->name || !ops->alloc_device) {
 		sv_complain("a provider registered itself without a name or alloc_device; ignored");
@@ -68,7 +78,7 @@ SV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
 	}
 	pthread_mutex_lock(&drivers_lock);
 	for (size_t i = 0; i < ndrivers; i++) {
-		if (drivers[i] == ops) {
+		if (drivers[i].ops == ops) {
 			pthread_mutex_unlock(&drivers_lock);
 			return;
 		}
@@ -85,9 +95,14 @@ SV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
 		drivers = v;
 		drivers_cap = cap;
 	}
-	drivers[ndrivers++] = ops;
+	drivers[ndrivers++] = (struct driver){ .ops = ops, .node = node };
 	pthread_mutex_unlock(&drivers_lock);
-	sv_dbg("rdma-core provider '%s' registered", ops->name);
+	sv_dbg("rdma-core provider '%s' registered (%s)", ops->name, node);
+}
+
+SV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
+{
+	register_driver(ops, "IBVERBS_PRIVATE_34");
 }
 
 size_t sv_rdmacore_driver_count(void)
@@ -106,7 +121,7 @@ const struct verbs_device_ops *sv_rdmacore_driver(size_t i)
 
 	pthread_mutex_lock(&drivers_lock);
 	if (i < ndrivers)
-		ops = drivers[i];
+		ops = drivers[i].ops;
 	pthread_mutex_unlock(&drivers_lock);
 	return ops;
 }
@@ -257,13 +272,11 @@ static void load_all(void)
 	struct names nl = { 0 };
 	const char *env = NULL;
 
-	/* The caller's own providers first (not for setuid programs), as
-	 * rdma-core tries them before the system's. */
-	if (getuid() == geteuid()) {
-		env = getenv("RDMAV_DRIVERS");
-		if (!env)
-			env = getenv("IBV_DRIVERS");
-	}
+	/* The caller's own providers first, as rdma-core tries them before
+	 * the system's; never in a privileged process (lib/env.h). */
+	env = sv_env_path("RDMAV_DRIVERS");
+	if (!env)
+		env = sv_env_path("IBV_DRIVERS");
 	for (const char *p = env; p && *p;) {
 		size_t len = strcspn(p, ":;");
 
@@ -370,22 +383,60 @@ static int provider_matches(const struct verbs_device_ops *ops,
 	return 1;
 }
 
-/* The file a provider's ops live in, for the log. */
+/* The file a provider's ops live in. */
 static const char *library_of(const struct verbs_device_ops *ops)
 {
 	Dl_info info;
 
 	if (dladdr(ops, &info) && info.dli_fname)
 		return info.dli_fname;
-	return "?";
+	return NULL;
 }
 
-static struct verbs_device *try_provider(const struct verbs_device_ops *ops,
-					 struct sv_sysfs_dev *s)
+/* The generation of registered provider i, looked up once (device
+ * registry lock held, so one lookup at a time); NULL when it is refused,
+ * which is said once per provider, when it first matches a device. */
+static const struct pabi_gen *generation_of(size_t i, const char *ibdev_name,
+					    struct driver *out)
 {
+	struct driver d;
+	const char *path;
+
+	pthread_mutex_lock(&drivers_lock);
+	d = drivers[i];
+	pthread_mutex_unlock(&drivers_lock);
+	*out = d;
+	if (d.looked_up)
+		return d.gen;
+	path = library_of(d.ops);
+	d.gen = pabi_gen_of_library(path, d.node, d.why, sizeof(d.why));
+	d.looked_up = 1;
+	if (!d.gen)
+		sv_complain("%s: rdma-core's %s provider (%s) is refused: %s",
+			    ibdev_name, d.ops->name, path ? path : "?", d.why);
+	else
+		sv_dbg("rdma-core's %s provider (%s): %s, %s", d.ops->name,
+		       path ? path : "?", d.gen->name, d.why);
+	pthread_mutex_lock(&drivers_lock);
+	drivers[i] = d;
+	pthread_mutex_unlock(&drivers_lock);
+	*out = d;
+	return d.gen;
+}
+
+static struct verbs_device *try_provider(size_t i, struct sv_sysfs_dev *s)
+{
+	const struct verbs_device_ops *ops = sv_rdmacore_driver(i);
+	const struct pabi_gen *gen;
 	struct verbs_device *vdev;
+	struct driver d;
+	const char *path;
 
 	if (!provider_matches(ops, &s->sd))
+		return NULL;
+	/* never drive a provider with a layout it was not built for */
+	gen = generation_of(i, s->sd.ibdev_name, &d);
+	if (!gen)
 		return NULL;
 	vdev = ops->alloc_device(&s->sd);
 	if (!vdev) {
@@ -394,8 +445,11 @@ static struct verbs_device *try_provider(const struct verbs_device_ops *ops,
 		return NULL;
 	}
 	vdev->ops = ops;
-	sv_info("%s (%s): driven by rdma-core's %s provider (%s)",
-		s->sd.ibdev_name, s->sd.sysfs_name, ops->name, library_of(ops));
+	s->layout = &gen->layout;
+	path = library_of(ops);
+	sv_info("%s (%s): driven by rdma-core's %s provider (%s), %s",
+		s->sd.ibdev_name, s->sd.sysfs_name, ops->name,
+		path ? path : "?", d.why);
 	return vdev;
 }
 
@@ -407,10 +461,10 @@ static struct verbs_device *try_registered(struct sv_sysfs_dev *s)
 	const struct verbs_device_ops *ops;
 
 	for (size_t i = 0; (ops = sv_rdmacore_driver(i)); i++)
-		if (match_by_id(ops, &s->sd) && (vdev = try_provider(ops, s)))
+		if (match_by_id(ops, &s->sd) && (vdev = try_provider(i, s)))
 			return vdev;
 	for (size_t i = 0; (ops = sv_rdmacore_driver(i)); i++)
-		if ((vdev = try_provider(ops, s)))
+		if ((vdev = try_provider(i, s)))
 			return vdev;
 	return NULL;
 }

@@ -2,7 +2,7 @@
 /* rdma-core 44's provider command ABI (IBVERBS_PRIVATE_34) against
  * recorded bytes: execute_ioctl over struct ibv_command_buffer chains
  * (linearizing, UHW_IN inlining, copying answers back to the provider's
- * own attributes) and every ibv_cmd_* of lib/cmd34_*.c — the command
+ * own attributes) and every ibv_cmd_* of lib/pabi/cmd*.c — the command
  * each sends (headers, core payload, driver trailers, attributes) and
  * where the kernel's answer lands (the verbs_* objects, the provider's
  * response buffers). Hooks on sv_cmd_write_fn / sv_cmd_ioctl_fn play the
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "pabi/pabi.h"
 
 #include "../check_main.h"
 
@@ -266,9 +267,46 @@ static void assert_out(uint16_t attr_id, const void *buf, size_t len)
 
 /* ---- a context, as an rdma-core provider's would be ----------------------------- */
 
+/* struct verbs_qp as rdma-core 44 and 45-56 lay it out (driver.h at
+ * v44.0 and v45.0: an ibv_qp_ex of 352 or 360 bytes, then comp_mask, then
+ * the xrcd pointer). */
+struct qp44 {
+	union {
+		struct ibv_qp qp;
+		unsigned char qp_ex[352];
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+struct qp56 {
+	union {
+		struct ibv_qp qp;
+		unsigned char qp_ex[360];
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+_Static_assert(offsetof(struct qp44, comp_mask) == 352 &&
+		       offsetof(struct qp44, xrcd) == 360 &&
+		       sizeof(struct qp44) == 368,
+	       "rdma-core 44's verbs_qp");
+_Static_assert(offsetof(struct qp56, comp_mask) == 360 &&
+		       offsetof(struct qp56, xrcd) == 368 &&
+		       sizeof(struct qp56) == 376,
+	       "rdma-core 45-56's verbs_qp");
+
 static struct sv_context *ctx;
 static struct ibv_context *ibctx;
 static struct verbs_device vdev;
+
+/* The context's provider is of rdma-core `release`. */
+static void use_release(unsigned int release)
+{
+	const struct pabi_gen *g = pabi_gen_of_release(release);
+
+	ck_assert_ptr_nonnull(g);
+	ctx->core.layout = &g->layout;
+}
 
 static void setup(void)
 {
@@ -276,6 +314,7 @@ static void setup(void)
 	ck_assert_ptr_nonnull(ctx);
 	ctx->core.ops = sv_default_ops;
 	ctx->core.driver_id = RDMA_DRIVER_MLX5;
+	use_release(44);
 	ctx->vctx.sz = sizeof(ctx->vctx);
 	ctx->vctx.priv = &ctx->core;
 	ibctx = &ctx->vctx.context;
@@ -385,7 +424,7 @@ static void pv_set_uhw(struct ibv_command_buffer *b, const void *in,
 
 /* driver attributes live in the driver's id space, which UHW_IN/OUT
  * share (they never meet in one method); keep clear of those two */
-#define DRV_ATTR(n) ((uint16_t)(UVERBS_UDATA_DRIVER_DATA_FLAG | (0x10 + (n))))
+#define DRV_ATTR(n) ((uint16_t)((1U << UVERBS_ID_NS_SHIFT) | (0x10 + (n))))
 
 /* ---- execute_ioctl ---------------------------------------------------------------- */
 
@@ -732,7 +771,7 @@ START_TEST(reg_dmabuf_mr_fills_a_dmabuf_mr)
 	answer_bytes(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, 4);
 	answer_bytes(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, 4);
 	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0x2000, 0x10000, 0x7000,
-					       41, access, &vmr), 0);
+					       41, access, &vmr, NULL), 0);
 	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9);
 	ck_assert_uint_eq(rec.attrs[0].attr_id, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
 	assert_in_obj(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 9);
@@ -758,7 +797,8 @@ START_TEST(reg_dmabuf_mr_fills_a_dmabuf_mr)
 	memset(&vmr, 0, sizeof(vmr));
 	ioctl_errno = EBADF;
 	errno = 0;
-	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0, 4096, 0, -1, 0, &vmr),
+	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0, 4096, 0, -1, 0, &vmr,
+					       NULL),
 			 EBADF);
 	ck_assert_int_eq(errno, EBADF);
 	ck_assert_int_eq(vmr.mr_type, 0);
@@ -1182,7 +1222,7 @@ START_TEST(create_qp_ex_rc)
 	struct ibv_cq scq = { .handle = 6 }, rcq = { .handle = 7 };
 	struct ibv_srq srq = { .handle = 9 };
 	struct ibv_qp_init_attr_ex attr;
-	struct verbs_qp qp;
+	struct qp44 qp;
 	int x;
 
 	memcpy(reply, &r, sizeof(r));
@@ -1205,7 +1245,7 @@ START_TEST(create_qp_ex_rc)
 	attr.pd = &pd;
 	memset(&qp, 0xff, sizeof(qp));
 	memset(&resp, 0, sizeof(resp));
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 0);
 	assert_hdr(IB_USER_VERBS_CMD_CREATE_QP, 18, 10);
@@ -1260,7 +1300,7 @@ START_TEST(create_qp_ex_xrc)
 	struct ibv_cq scq = { .handle = 6 };
 	struct verbs_xrcd xrcd;
 	struct ibv_qp_init_attr_ex attr;
-	struct verbs_qp qp;
+	struct qp44 qp;
 
 	set_wreply(&r, sizeof(r));
 	pd.context = ibctx;
@@ -1272,7 +1312,7 @@ START_TEST(create_qp_ex_xrc)
 	attr.qp_type = IBV_QPT_XRC_RECV;
 	attr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	attr.xrcd = &xrcd.xrcd;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 0);
 	ck_assert_uint_eq(u32_at(wcmd, 24), 0x44);
@@ -1290,7 +1330,7 @@ START_TEST(create_qp_ex_xrc)
 	attr.send_cq = &scq;
 	attr.cap.max_recv_wr = 10;
 	attr.cap.max_recv_sge = 2;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 0);
 	ck_assert_uint_eq(u32_at(wcmd, 28), 6);
@@ -1308,7 +1348,7 @@ START_TEST(create_qp_ex_bad_input)
 	struct ibv_pd pd = { .context = NULL, .handle = 2 };
 	struct ibv_cq cq = { .handle = 6 };
 	struct ibv_qp_init_attr_ex attr;
-	struct verbs_qp qp;
+	struct qp44 qp;
 
 	pd.context = ibctx;
 	memset(&attr, 0, sizeof(attr));
@@ -1319,36 +1359,36 @@ START_TEST(create_qp_ex_bad_input)
 	/* create flags are create_qp_ex2's */
 	attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	errno = 0;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 EINVAL);
 	ck_assert_int_eq(errno, EINVAL);
 	/* no PD in the mask */
 	attr.comp_mask = 0;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 EINVAL);
 	/* no send CQ */
 	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr.send_cq = NULL;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 EINVAL);
 	/* XRC receive without a domain, and an unknown type */
 	attr.send_cq = &cq;
 	attr.qp_type = IBV_QPT_XRC_RECV;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 EINVAL);
 	attr.qp_type = (enum ibv_qp_type)77;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 EINVAL);
 	ck_assert_int_eq(nwrites, 0);
 	/* the kernel's error */
 	attr.qp_type = IBV_QPT_UD;
 	write_errno = ENOMEM;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, &qp, &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
 					      sizeof(cmd), &resp, sizeof(resp)),
 			 ENOMEM);
 }
@@ -1364,7 +1404,7 @@ START_TEST(open_qp_layout)
 	struct ib_uverbs_create_qp_resp r = { .qp_handle = 0x70 };
 	struct verbs_xrcd xrcd;
 	struct ibv_qp_open_attr attr;
-	struct verbs_qp qp;
+	struct qp44 qp;
 	int x;
 
 	memset(&xrcd, 0, sizeof(xrcd));
@@ -1378,7 +1418,7 @@ START_TEST(open_qp_layout)
 	attr.qp_context = &x;
 	set_wreply(&r, sizeof(r));
 	memset(&qp, 0xff, sizeof(qp));
-	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp, sizeof(qp), &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, (struct verbs_qp *)&qp, sizeof(qp), &attr, &cmd,
 					 sizeof(cmd), &resp, sizeof(resp)), 0);
 	assert_hdr(IB_USER_VERBS_CMD_OPEN_QP, 12, 8);
 	ck_assert(u64_at(wcmd, 16) == (uintptr_t)&qp);
@@ -1403,19 +1443,19 @@ START_TEST(open_qp_layout)
 	pthread_mutex_unlock(&qp.qp.mutex);
 
 	/* an old provider's verbs_qp ends before xrcd */
-	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp,
-					 offsetof(struct verbs_qp, xrcd), &attr,
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, (struct verbs_qp *)&qp,
+					 offsetof(struct qp44, xrcd), &attr,
 					 &cmd, sizeof(cmd), &resp,
 					 sizeof(resp)), 0);
 	ck_assert_uint_eq(qp.comp_mask, 0);
 
 	nwrites = 0;
 	attr.comp_mask = IBV_QP_OPEN_ATTR_RESERVED;
-	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp, sizeof(qp), &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, (struct verbs_qp *)&qp, sizeof(qp), &attr, &cmd,
 					 sizeof(cmd), &resp, sizeof(resp)),
 			 EOPNOTSUPP);
 	attr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
-	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, &qp, sizeof(qp), &attr, &cmd,
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, (struct verbs_qp *)&qp, sizeof(qp), &attr, &cmd,
 					 sizeof(cmd), &resp, sizeof(resp)),
 			 EINVAL);
 	ck_assert_int_eq(nwrites, 0);
@@ -2061,13 +2101,336 @@ START_TEST(post_recv_and_srq_recv)
 }
 END_TEST
 
-static Suite *make_cmd34_suite(void)
+/* ---- one library, every generation's layout ----------------------------------
+ * The same command for a provider of rdma-core 44 and one of 56: the core
+ * writes its QP members where each provider's verbs_qp has them, fills
+ * what each one's ibv_port_attr holds, and reads the eighth argument of
+ * ibv_cmd_reg_dmabuf_mr only from a provider that passes one. */
+
+START_TEST(create_qp_ex_writes_where_each_generation_has_comp_mask)
 {
-	Suite *s = suite_create("cmd34");
+	struct pv_create_qp cmd = { .drv = 1 };
+	struct pv_create_qp_resp resp;
+	struct ib_uverbs_create_qp_resp r = { .qp_handle = 0x31, .qpn = 0x99 };
+	struct ibv_pd pd = { .context = NULL, .handle = 2 };
+	struct ibv_cq cq = { .handle = 6 };
+	struct ibv_qp_init_attr_ex attr;
+	struct qp44 q44;
+	struct qp56 q56;
+
+	pd.context = ibctx;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_RC;
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.pd = &pd;
+	attr.send_cq = &cq;
+	attr.recv_cq = &cq;
+
+	/* 56: comp_mask at 360; bytes 352..359 are its wr_flush */
+	use_release(56);
+	set_wreply(&r, sizeof(r));
+	memset(&q56, 0xff, sizeof(q56));
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&q56,
+					      &attr, &cmd, sizeof(cmd), &resp,
+					      sizeof(resp)), 0);
+	ck_assert_uint_eq(q56.comp_mask, 0);
+	for (size_t i = 352; i < 360; i++)
+		ck_assert_uint_eq(q56.qp_ex[i], 0xff);
+	/* the provider says it has the ex API: the library sees it */
+	q56.comp_mask = VERBS_QP_EX;
+	ck_assert_ptr_eq(ibv_qp_to_qp_ex(&q56.qp), (struct ibv_qp_ex *)&q56);
+
+	/* 44: comp_mask at 352 */
+	use_release(44);
+	memset(&q44, 0xff, sizeof(q44));
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&q44,
+					      &attr, &cmd, sizeof(cmd), &resp,
+					      sizeof(resp)), 0);
+	ck_assert_uint_eq(q44.comp_mask, 0);
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&q44.qp));
+	q44.comp_mask = VERBS_QP_EX;
+	ck_assert_ptr_eq(ibv_qp_to_qp_ex(&q44.qp), (struct ibv_qp_ex *)&q44);
+	/* read with 56's layout, the same bytes say nothing of the kind */
+	use_release(56);
+	q44.xrcd = NULL;
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&q44.qp));
+}
+END_TEST
+
+START_TEST(create_qp_ex2_and_open_qp_by_generation)
+{
+	struct {
+		uint8_t hdr_and_core[24 + 64];
+		uint64_t drv;
+	} cmd2 = { .drv = 7 };
+	struct {
+		struct ib_uverbs_ex_create_qp_resp core;
+		uint64_t drv;
+	} resp2;
+	struct ib_uverbs_ex_create_qp_resp r2 = {
+		.base = { .qp_handle = 0x51, .qpn = 0x77 },
+		.response_length = sizeof(r2),
+	};
+	struct {
+		uint8_t hdr_and_core[8 + 32];
+		uint64_t drv;
+	} ocmd = { .drv = 1 };
+	struct ib_uverbs_create_qp_resp oresp, or = { .qp_handle = 0x70 };
+	struct ibv_pd pd = { .context = NULL, .handle = 2 };
+	struct ibv_cq cq = { .handle = 6 };
+	struct ibv_qp_init_attr_ex attr;
+	struct ibv_qp_open_attr oattr;
+	struct verbs_xrcd xrcd;
+	struct qp56 q56;
+	struct qp44 q44;
+
+	pd.context = ibctx;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_RC;
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.pd = &pd;
+	attr.send_cq = &cq;
+	attr.recv_cq = &cq;
+	use_release(56);
+	set_wreply(&r2, sizeof(r2));
+	memset(&q56, 0xff, sizeof(q56));
+	ck_assert_int_eq(ibv_cmd_create_qp_ex2(ibctx, (struct verbs_qp *)&q56,
+					       &attr, &cmd2, sizeof(cmd2), &resp2,
+					       sizeof(resp2)), 0);
+	ck_assert_uint_eq(q56.qp.handle, 0x51);
+	ck_assert_uint_eq(q56.comp_mask, 0);
+	for (size_t i = 352; i < 360; i++)
+		ck_assert_uint_eq(q56.qp_ex[i], 0xff);
+
+	use_release(44);
+	memset(&q44, 0xff, sizeof(q44));
+	ck_assert_int_eq(ibv_cmd_create_qp_ex2(ibctx, (struct verbs_qp *)&q44,
+					       &attr, &cmd2, sizeof(cmd2), &resp2,
+					       sizeof(resp2)), 0);
+	ck_assert_uint_eq(q44.comp_mask, 0);
+
+	/* open_qp: the xrcd where the provider's verbs_qp has it */
+	memset(&xrcd, 0, sizeof(xrcd));
+	xrcd.handle = 0x45;
+	memset(&oattr, 0, sizeof(oattr));
+	oattr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+			  IBV_QP_OPEN_ATTR_TYPE;
+	oattr.xrcd = &xrcd.xrcd;
+	oattr.qp_num = 0xabc;
+	oattr.qp_type = IBV_QPT_XRC_RECV;
+	use_release(56);
+	set_wreply(&or, sizeof(or));
+	memset(&q56, 0xff, sizeof(q56));
+	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, (struct verbs_qp *)&q56,
+					 sizeof(q56), &oattr, &ocmd, sizeof(ocmd),
+					 &oresp, sizeof(oresp)), 0);
+	ck_assert_uint_eq(q56.comp_mask, VERBS_QP_XRCD);
+	ck_assert_ptr_eq(q56.xrcd, &xrcd);
+	for (size_t i = 352; i < 360; i++)
+		ck_assert_uint_eq(q56.qp_ex[i], 0xff);
+}
+END_TEST
+
+/* ibv_cmd_query_port fills the provider's struct: 52 bytes for 44-48,
+ * 56 (active_speed_ex) from 49. */
+START_TEST(query_port_fills_the_generation_s_struct)
+{
+	struct ib_uverbs_query_port_resp legacy = { .state = IBV_PORT_ACTIVE };
+	uint8_t resp_ex[48], buf[64];
+	uint32_t speed = 0x80, got;
+
+	memset(resp_ex, 0, sizeof(resp_ex));
+	memcpy(resp_ex, &legacy, sizeof(legacy));
+	memcpy(resp_ex + 44, &speed, sizeof(speed));
+	use_release(56);
+	answer_bytes(UVERBS_ATTR_QUERY_PORT_RESP, resp_ex, sizeof(resp_ex));
+	memset(buf, 0xab, sizeof(buf));
+	ck_assert_int_eq(ibv_cmd_query_port(ibctx, 1, (struct ibv_port_attr *)buf,
+					    NULL, 0), 0);
+	ck_assert_uint_eq(((struct ibv_port_attr *)buf)->state, IBV_PORT_ACTIVE);
+	memcpy(&got, buf + 52, sizeof(got));
+	ck_assert_uint_eq(got, 0x80);
+	ck_assert_uint_eq(buf[56], 0xab);
+
+	use_release(48);
+	memset(buf, 0xab, sizeof(buf));
+	ck_assert_int_eq(ibv_cmd_query_port(ibctx, 1, (struct ibv_port_attr *)buf,
+					    NULL, 0), 0);
+	ck_assert_uint_eq(((struct ibv_port_attr *)buf)->state, IBV_PORT_ACTIVE);
+	ck_assert_uint_eq(buf[52], 0xab);
+}
+END_TEST
+
+START_TEST(reg_dmabuf_mr_eighth_argument_by_generation)
+{
+	const uint32_t lkey = 0x111, rkey = 0x222;
+	struct ibv_pd pd = { .context = NULL, .handle = 9 };
+	struct pv_cmdb drv;
+	struct ibv_command_buffer *d;
+	struct verbs_mr vmr;
+
+	pd.context = ibctx;
+	/* 44-53 pass seven arguments: whatever lies where the eighth would
+	 * be is never touched */
+	use_release(53);
+	answer_obj(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0x31);
+	memset(&vmr, 0, sizeof(vmr));
+	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0, 4096, 0, 5, 0, &vmr,
+					       (struct ibv_command_buffer *)0x1),
+			 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9);
+	ck_assert_uint_eq(vmr.ibv_mr.handle, 0x31);
+
+	/* 54-56: the provider's own attributes go with the command */
+	use_release(56);
+	nioctls = 0;
+	nanswers = 0;
+	answer_obj(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0x32);
+	answer_bytes(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, 4);
+	answer_bytes(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, 4);
+	d = pv_init(&drv, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 1, NULL);
+	pv_in_u32(d, (1U << UVERBS_ID_NS_SHIFT) | 3, 0x5a);
+	memset(&vmr, 0, sizeof(vmr));
+	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0x2000, 4096, 0x7000, 5,
+					       IBV_ACCESS_LOCAL_WRITE, &vmr, d), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 10);
+	assert_in_u32((1U << UVERBS_ID_NS_SHIFT) | 3, 0x5a);
+	assert_in_u64(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 0x2000);
+	ck_assert_uint_eq(vmr.ibv_mr.handle, 0x32);
+	ck_assert_uint_eq(vmr.ibv_mr.lkey, lkey);
+	ck_assert_uint_eq(vmr.ibv_mr.rkey, rkey);
+	ck_assert_int_eq(vmr.mr_type, IBV_MR_TYPE_DMABUF_MR);
+	/* an empty chain of a 56 provider: the plain command */
+	nioctls = 0;
+	d = pv_init(&drv, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 1, NULL);
+	ck_assert_int_eq(ibv_cmd_reg_dmabuf_mr(&pd, 0, 4096, 0, 5, 0, &vmr, d), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9);
+}
+END_TEST
+
+/* a provider's create_cq_ex request and response with 8 bytes each */
+struct pv_create_cq_ex {
+	uint8_t hdr_and_core[24 + 32];
+	uint64_t drv;
+};
+struct pv_create_cq_ex_resp {
+	struct ib_uverbs_ex_create_cq_resp core;
+	uint64_t drv;
+};
+
+/* rdma-core 53's create_cq_ex2 (libmlx5's): without attributes of the
+ * provider's own, the extended write; with them, the ioctl, the
+ * provider's data in UHW_IN / UHW_OUT. */
+START_TEST(create_cq_ex2_write_or_ioctl)
+{
+	struct pv_create_cq_ex cmd = { .drv = 0x1122334455667788ULL };
+	struct pv_create_cq_ex_resp resp;
+	struct ib_uverbs_ex_create_cq_resp r = {
+		.base = { .cq_handle = 0x21, .cqe = 255 },
+		.response_length = sizeof(r),
+	};
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = 200, .comp_vector = 0,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	const uint32_t granted = 511;
+	const uint64_t drv_out = 0xfeedULL;
+	struct ibv_comp_channel ch = { .fd = 33 };
+	struct ibv_command_buffer *d;
+	struct pv_cmdb drv;
+	struct verbs_cq cq;
+
+	use_release(56);
+	/* no driver attributes */
+	d = pv_init(&drv, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 2, NULL);
+	set_wreply(&r, sizeof(r));
+	memset(&cq, 0, sizeof(cq));
+	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+					       sizeof(cmd), &resp, sizeof(resp),
+					       0, d), 0);
+	ck_assert_int_eq(nwrites, 1);
+	ck_assert_int_eq(nioctls, 0);
+	assert_ex_hdr(IB_USER_VERBS_EX_CMD_CREATE_CQ, 4, 2, 1, 1);
+	ck_assert_uint_eq(cq.cq.handle, 0x21);
+	ck_assert_int_eq(cq.cq.cqe, 255);
+	ck_assert_ptr_eq(cq.cq.context, ibctx);
+
+	/* one attribute of its own (mlx5's UAR index): the ioctl */
+	nwrites = 0;
+	d = pv_init(&drv, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 2, NULL);
+	pv_in_u32(d, (1U << UVERBS_ID_NS_SHIFT) | 2, 3);
+	answer_obj(UVERBS_ATTR_CREATE_CQ_HANDLE, 0x22);
+	answer_bytes(UVERBS_ATTR_CREATE_CQ_RESP_CQE, &granted, 4);
+	answer_bytes(UVERBS_ATTR_UHW_OUT, &drv_out, 8);
+	attr.channel = &ch;
+	attr.comp_vector = 1;
+	attr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	memset(&cq, 0, sizeof(cq));
+	memset(&resp, 0, sizeof(resp));
+	ibctx->async_fd = 44;
+	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+					       sizeof(cmd), &resp, sizeof(resp),
+					       0, d), 0);
+	ck_assert_int_eq(nwrites, 0);
+	assert_rec(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 11);
+	assert_in_u32(UVERBS_ATTR_CREATE_CQ_CQE, 200);
+	assert_in_u64(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, (uintptr_t)&cq.cq);
+	assert_in_u32(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, 1);
+	assert_in_u32(UVERBS_ATTR_CREATE_CQ_FLAGS,
+		      IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION);
+	assert_in_u32((1U << UVERBS_ID_NS_SHIFT) | 2, 3);
+	ck_assert(rec_attr(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, NULL)->data == 33);
+	ck_assert(rec_attr(UVERBS_ATTR_CREATE_CQ_EVENT_FD, NULL)->data == 44);
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_CREATE_CQ_EVENT_FD, NULL)->flags, 0);
+	/* the provider's 8 bytes inline, its reply room by address */
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_UHW_IN, NULL)->len, 8);
+	ck_assert(rec_attr(UVERBS_ATTR_UHW_IN, NULL)->data == cmd.drv);
+	assert_out(UVERBS_ATTR_UHW_OUT, &resp.drv, 8);
+	ck_assert(resp.drv == drv_out);
+	ck_assert_uint_eq(cq.cq.handle, 0x22);
+	ck_assert_int_eq(cq.cq.cqe, 511);
+	ck_assert_ptr_eq(cq.cq.channel, &ch);
+	ck_assert_int_eq(pthread_mutex_trylock(&cq.cq.mutex), 0);
+	pthread_mutex_unlock(&cq.cq.mutex);
+
+	/* the kernel's error, nothing filled */
+	nioctls = 0;
+	ioctl_errno = EINVAL;
+	memset(&cq, 0, sizeof(cq));
+	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+					       sizeof(cmd), &resp, sizeof(resp),
+					       0, d), EINVAL);
+	ck_assert_uint_eq(cq.cq.handle, 0);
+	/* attributes the kernel cannot take */
+	attr.comp_mask = 1u << 7;
+	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+					       sizeof(cmd), &resp, sizeof(resp),
+					       0, d), EOPNOTSUPP);
+}
+END_TEST
+
+START_TEST(wr_opcode_names)
+{
+	ck_assert_str_eq(ibv_wr_opcode_str(IBV_WR_RDMA_WRITE), "rdma-write");
+	ck_assert_str_eq(ibv_wr_opcode_str(IBV_WR_SEND_WITH_IMM), "send-with-imm");
+	ck_assert_str_eq(ibv_wr_opcode_str(IBV_WR_ATOMIC_FETCH_AND_ADD),
+			 "atomic-fetch-and-add");
+	ck_assert_str_eq(ibv_wr_opcode_str((enum ibv_wr_opcode)14), "flush");
+	ck_assert_str_eq(ibv_wr_opcode_str(IBV_WR_ATOMIC_WRITE), "atomic-write");
+	ck_assert_str_eq(ibv_wr_opcode_str((enum ibv_wr_opcode)12), "unknown");
+	ck_assert_str_eq(ibv_wr_opcode_str((enum ibv_wr_opcode)16), "unknown");
+	ck_assert_str_eq(ibv_wr_opcode_str((enum ibv_wr_opcode)-1), "unknown");
+}
+END_TEST
+
+static Suite *make_pabi_cmd_suite(void)
+{
+	Suite *s = suite_create("pabi_cmd");
 	TCase *ioctl_tc = tcase_create("execute_ioctl");
 	TCase *ioctl_cmds = tcase_create("ioctl commands");
 	TCase *write_cmds = tcase_create("write commands");
 	TCase *post = tcase_create("kernel data path");
+	TCase *gens = tcase_create("generations");
 
 	tcase_add_checked_fixture(ioctl_tc, setup, teardown);
 	tcase_add_test(ioctl_tc, final_num_attrs_counts_every_link);
@@ -2109,6 +2472,15 @@ static Suite *make_cmd34_suite(void)
 	tcase_add_test(write_cmds, create_flow_bad_specs);
 	suite_add_tcase(s, write_cmds);
 
+	tcase_add_checked_fixture(gens, setup, teardown);
+	tcase_add_test(gens, create_qp_ex_writes_where_each_generation_has_comp_mask);
+	tcase_add_test(gens, create_qp_ex2_and_open_qp_by_generation);
+	tcase_add_test(gens, query_port_fills_the_generation_s_struct);
+	tcase_add_test(gens, reg_dmabuf_mr_eighth_argument_by_generation);
+	tcase_add_test(gens, create_cq_ex2_write_or_ioctl);
+	tcase_add_test(gens, wr_opcode_names);
+	suite_add_tcase(s, gens);
+
 	tcase_add_checked_fixture(post, setup, teardown);
 	tcase_add_test(post, poll_cq_maps_completions);
 	tcase_add_test(post, post_send_marshals_rc);
@@ -2120,5 +2492,5 @@ static Suite *make_cmd34_suite(void)
 
 int main(void)
 {
-	return check_run(make_cmd34_suite());
+	return check_run(make_pabi_cmd_suite());
 }

@@ -11,15 +11,13 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 /* The core part of a new QP, once the kernel made it. */
-static void init_qp(struct verbs_qp *vqp,
-		    const struct ibv_qp_init_attr_ex *attr,
+static void init_qp(struct ibv_qp *qp, const struct ibv_qp_init_attr_ex *attr,
 		    struct verbs_xrcd *vxrcd)
 {
-	struct ibv_qp *qp = &vqp->qp;
+	const struct sv_obj_layout *layout = sv_priv(qp->context)->layout;
 
 	qp->qp_context = attr->qp_context;
 	qp->pd = attr->pd;
@@ -31,21 +29,20 @@ static void init_qp(struct verbs_qp *vqp,
 	qp->events_completed = 0;
 	pthread_mutex_init(&qp->mutex, NULL);
 	pthread_cond_init(&qp->cond, NULL);
-	vqp->comp_mask = 0;
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) {
-		vqp->comp_mask |= VERBS_QP_XRCD;
-		vqp->xrcd = vxrcd;
-	}
+	pabi_qp_set_core(layout, qp,
+			 attr->comp_mask & IBV_QP_INIT_ATTR_XRCD ? VERBS_QP_XRCD : 0,
+			 vxrcd);
 }
 
 SV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
-				   struct verbs_qp *qp,
+				   struct verbs_qp *vqp,
 				   struct ibv_qp_init_attr_ex *attr_ex,
 				   void *cmd, size_t cmd_size, void *resp,
 				   size_t resp_size)
 {
 	struct ib_uverbs_create_qp req;
 	struct ib_uverbs_create_qp_resp kresp = { 0 };
+	struct ibv_qp *qp = (struct ibv_qp *)vqp;
 	struct verbs_xrcd *vxrcd = NULL;
 	int ret;
 
@@ -58,7 +55,7 @@ SV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return EINVAL;
 	}
-	qp->qp.context = context;
+	qp->context = context;
 	memset(&req, 0, sizeof(req));
 
 	switch (attr_ex->qp_type) {
@@ -95,7 +92,7 @@ SV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 		goto err_input;
 	}
 
-	req.user_handle = (uintptr_t)&qp->qp;
+	req.user_handle = (uintptr_t)qp;
 	req.max_send_wr = attr_ex->cap.max_send_wr;
 	req.max_recv_wr = attr_ex->cap.max_recv_wr;
 	req.max_send_sge = attr_ex->cap.max_send_sge;
@@ -110,8 +107,8 @@ SV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 			       cmd_size, resp, resp_size);
 	if (ret)
 		return ret;
-	qp->qp.handle = kresp.qp_handle;
-	qp->qp.qp_num = kresp.qpn;
+	qp->handle = kresp.qp_handle;
+	qp->qp_num = kresp.qpn;
 	/* what the kernel granted */
 	attr_ex->cap.max_recv_sge = kresp.max_recv_sge;
 	attr_ex->cap.max_send_sge = kresp.max_send_sge;
@@ -128,13 +125,15 @@ err_input:
 	return EINVAL;
 }
 
-SV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+SV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *vqp,
 			      int vqp_sz, struct ibv_qp_open_attr *attr,
 			      void *cmd, size_t cmd_size, void *resp,
 			      size_t resp_size)
 {
 	struct ib_uverbs_open_qp req;
 	struct ib_uverbs_create_qp_resp kresp = { 0 };
+	const struct sv_obj_layout *layout = sv_priv(context)->layout;
+	struct ibv_qp *qp = (struct ibv_qp *)vqp;
 	struct verbs_xrcd *xrcd;
 	int ret;
 
@@ -160,28 +159,29 @@ SV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
 	if (ret)
 		return ret;
 
-	qp->qp.handle = kresp.qp_handle;
-	qp->qp.context = context;
-	qp->qp.qp_context = attr->qp_context;
-	qp->qp.pd = NULL;
-	qp->qp.send_cq = NULL;
-	qp->qp.recv_cq = NULL;
-	qp->qp.srq = NULL;
-	qp->qp.qp_num = attr->qp_num;
-	qp->qp.qp_type = attr->qp_type;
+	qp->handle = kresp.qp_handle;
+	qp->context = context;
+	qp->qp_context = attr->qp_context;
+	qp->pd = NULL;
+	qp->send_cq = NULL;
+	qp->recv_cq = NULL;
+	qp->srq = NULL;
+	qp->qp_num = attr->qp_num;
+	qp->qp_type = attr->qp_type;
 	/* another process owns it and moves it through its states */
-	qp->qp.state = IBV_QPS_UNKNOWN;
-	qp->qp.events_completed = 0;
-	pthread_mutex_init(&qp->qp.mutex, NULL);
-	pthread_cond_init(&qp->qp.cond, NULL);
-	qp->comp_mask = 0;
-	/* an old provider's verbs_qp may end before the xrcd */
-	if (vqp_sz >= 0 &&
-	    offsetof(struct verbs_qp, xrcd) + sizeof(qp->xrcd) <=
-		    (size_t)vqp_sz) {
-		qp->comp_mask = VERBS_QP_XRCD;
-		qp->xrcd = xrcd;
-	}
+	qp->state = IBV_QPS_UNKNOWN;
+	qp->events_completed = 0;
+	pthread_mutex_init(&qp->mutex, NULL);
+	pthread_cond_init(&qp->cond, NULL);
+	/* as rdma-core: comp_mask always, the xrcd when the provider's
+	 * verbs_qp (vqp_sz bytes) reaches it; where its generation has them */
+	if (vqp_sz >= 0 && (size_t)vqp_sz != layout->qp_xrcd + sizeof(void *))
+		sv_dbg("open_qp: the provider's verbs_qp is %d bytes, its generation's %zu",
+		       vqp_sz, layout->qp_xrcd + sizeof(void *));
+	pabi_qp_set_core(layout, qp,
+			 vqp_sz >= 0 && layout->qp_xrcd + sizeof(void *) <=
+					(size_t)vqp_sz ? VERBS_QP_XRCD : 0,
+			 xrcd);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* rdma-core 44's ioctl command buffers (struct ibv_command_buffer,
+/* rdma-core's ioctl command buffers (struct ibv_command_buffer,
  * execute_ioctl) and the ibv_cmd_* of IBVERBS_PRIVATE_34 that exist only as
  * ioctl methods: QUERY_CONTEXT, the MR methods (query, advise, dma-buf),
  * device memory, counters and ESP flow actions.
@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 SV_EXPORT unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,
 					       struct ibv_command_buffer *link)
@@ -348,25 +347,43 @@ SV_EXPORT int ibv_cmd_advise_mr(struct ibv_pd *pd,
 
 SV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				    size_t length, uint64_t iova, int fd,
-				    int access, struct verbs_mr *vmr)
+				    int access, struct verbs_mr *vmr,
+				    struct ibv_command_buffer *driver)
 {
-	DECLARE_CMDB(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9,
-		     NULL);
+	const struct pabi_gen *gen;
 	struct ib_uverbs_attr *handle;
 	uint32_t lkey = 0, rkey = 0;
 	int ret;
 
-	handle = fill_out_obj(cmd, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
-	fill_out(cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, sizeof(lkey));
-	fill_out(cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, sizeof(rkey));
-	fill_in_obj(cmd, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
-	fill_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
-	fill_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
-	fill_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
-	fill_in_u32(cmd, UVERBS_ATTR_REG_DMABUF_MR_FD, (uint32_t)fd);
-	fill_in_u32(cmd, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
-		    (uint32_t)access);
-	ret = execute_ioctl(pd->context, cmd);
+	if (!pd || !vmr || !pd->context ||
+	    pd->context->abi_compat != __VERBS_ABI_IS_EXTENDED)
+		return EINVAL;
+	/* A provider of rdma-core 44-53 passes seven arguments: what is
+	 * where the eighth would be belongs to its caller's frame. */
+	gen = pabi_gen_of(pd->context);
+	if (!gen || !gen->reg_dmabuf_mr_driver)
+		driver = NULL;
+	if (!__ioctl_final_num_attrs(0, driver))
+		return sv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access,
+					    (struct sv_mr *)vmr);
+	{
+		DECLARE_CMDB(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR,
+			     9, driver);
+
+		handle = fill_out_obj(cmd, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+		fill_out(cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey,
+			 sizeof(lkey));
+		fill_out(cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey,
+			 sizeof(rkey));
+		fill_in_obj(cmd, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
+		fill_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+		fill_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
+		fill_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+		fill_in_u32(cmd, UVERBS_ATTR_REG_DMABUF_MR_FD, (uint32_t)fd);
+		fill_in_u32(cmd, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
+			    (uint32_t)access);
+		ret = execute_ioctl(pd->context, cmd);
+	}
 	if (ret)
 		return ret;
 	vmr->ibv_mr.handle = (uint32_t)handle->data;
@@ -380,6 +397,88 @@ SV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	vmr->ibv_mr.length = length;
 	vmr->mr_type = IBV_MR_TYPE_DMABUF_MR;
 	vmr->access = access;
+	return 0;
+}
+
+/* ---- completion queues --------------------------------------------------------- */
+
+/* An fd going in (a completion channel, the async event fd). */
+static struct ib_uverbs_attr *fill_in_fd(struct ibv_command_buffer *cmd,
+					 uint16_t attr_id, int fd)
+{
+	struct ib_uverbs_attr *a = attr_next(cmd, attr_id);
+
+	a->data = (uint64_t)(int64_t)fd;
+	return a;
+}
+
+SV_EXPORT int ibv_cmd_create_cq_ex2(struct ibv_context *context,
+				    const struct ibv_cq_init_attr_ex *cq_attr,
+				    struct verbs_cq *cq, void *cmd,
+				    size_t cmd_size, void *resp,
+				    size_t resp_size, uint32_t cmd_flags,
+				    struct ibv_command_buffer *driver)
+{
+	struct ib_uverbs_attr *handle, *event_fd;
+	uint32_t flags = 0, resp_cqe = 0;
+	struct sv_udata u;
+	int ret;
+
+	/* no attributes of its own: the same command as create_cq_ex */
+	if (!__ioctl_final_num_attrs(0, driver))
+		return ibv_cmd_create_cq_ex(context, cq_attr, cq, cmd, cmd_size,
+					    resp, resp_size, cmd_flags);
+	if (!context || !cq_attr || !cq)
+		return EINVAL;
+	if (cq_attr->comp_mask &
+	    ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
+		return EOPNOTSUPP;
+	/* the provider's data rides in UHW_IN/UHW_OUT */
+	ret = sv_udata_of_provider(&u, 1, sizeof(struct ib_uverbs_ex_create_cq),
+				   sizeof(struct ib_uverbs_ex_create_cq_resp),
+				   cmd, cmd_size, resp, resp_size);
+	if (ret)
+		return ret;
+	if (cq_attr->wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
+		flags |= IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+	if ((cq_attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (cq_attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))
+		flags |= IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
+	{
+		/* the provider's attributes need the ioctl: no write
+		 * command can carry them */
+		DECLARE_CMDB(c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 10,
+			     driver);
+
+		handle = fill_out_obj(c, UVERBS_ATTR_CREATE_CQ_HANDLE);
+		fill_out(c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &resp_cqe,
+			 sizeof(resp_cqe));
+		fill_in_u32(c, UVERBS_ATTR_CREATE_CQ_CQE, cq_attr->cqe);
+		fill_in_u64(c, UVERBS_ATTR_CREATE_CQ_USER_HANDLE,
+			    (uintptr_t)&cq->cq);
+		if (cq_attr->channel)
+			fill_in_fd(c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL,
+				   cq_attr->channel->fd);
+		fill_in_u32(c, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR,
+			    cq_attr->comp_vector);
+		/* async events on the context's fd; a kernel that does not
+		 * know the attribute uses that fd anyway */
+		event_fd = fill_in_fd(c, UVERBS_ATTR_CREATE_CQ_EVENT_FD,
+				      context->async_fd);
+		event_fd->flags = 0;
+		if (flags)
+			fill_in_u32(c, UVERBS_ATTR_CREATE_CQ_FLAGS, flags);
+		if (u.req_len)
+			fill_in(c, UVERBS_ATTR_UHW_IN, u.req, u.req_len);
+		if (u.resp_len)
+			fill_out(c, UVERBS_ATTR_UHW_OUT, u.resp, u.resp_len);
+		ret = execute_ioctl(context, c);
+	}
+	if (ret)
+		return ret;
+	sv_cmd_cq_init((struct sv_cq *)cq, context, cq_attr->channel,
+		       (uint32_t)handle->data, resp_cqe);
 	return 0;
 }
 

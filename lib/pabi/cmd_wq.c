@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 /* ---- work queues ------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 /* ---- XRC domains ------------------------------------------------------------ */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 /* The first IPv4 spec: addresses only. rdma-core keeps sending this
  * shorter layout for IBV_FLOW_SPEC_IPV4; the kernel takes a filter

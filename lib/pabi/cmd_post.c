@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "private34.h"
+#include "pabi.h"
 
 _Static_assert(sizeof(struct ibv_sge) == sizeof(struct ib_uverbs_sge) &&
 		       offsetof(struct ibv_sge, lkey) ==

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* rdma-core 44's provider ABI (version node IBVERBS_PRIVATE_34): the
- * structures Debian's provider libraries (libmlx5, libefa, librxe, ...)
- * were compiled against, and the entry points they import.
+/* rdma-core's provider ABI (version node IBVERBS_PRIVATE_34, releases 44
+ * to 56): the structures rdma-core's provider libraries (libmlx5, libefa,
+ * librxe, ...) were compiled against, and the entry points they import.
+ * The device objects are the core's (lib/verbs_device.h).
  *
  * rdma-core's <infiniband/driver.h> is not installed by Debian, so the
- * layouts are written out here from rdma-core v44.0's headers (driver.h,
- * cmd_ioctl.h); every field is where the providers' machine code expects
- * it (test_private_abi checks sizes and offsets). Member names follow
- * rdma-core's so that a reader can compare. softverbs' own objects
- * (provider.h) share these layouts where the core treats both alike. */
-#ifndef SV_PRIVATE34_H
-#define SV_PRIVATE34_H
+ * layouts are written out here from rdma-core's headers (driver.h,
+ * cmd_ioctl.h at v44.0 ... v56.0); every field is where the providers'
+ * machine code expects it (test_private_abi checks sizes and offsets).
+ * Member names follow rdma-core's so that a reader can compare. What is
+ * here is the same in every release 44-56 but verbs_qp, whose members
+ * moved (v45): the library reaches them only through the provider's
+ * generation (lib/pabi/generations.c); only the plug-ins, which run in
+ * the rdma-core they were built against, see its layout. The prototypes
+ * are the newest form of each (v56); the generations table says which
+ * arguments an older provider does not pass. */
+#ifndef SV_PABI_ABI_H
+#define SV_PABI_ABI_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -23,94 +29,7 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
-/* ccan's list node, embedded in two of the structures below. */
-struct sv_list_node {
-	struct sv_list_node *next, *prev;
-};
-
-/* ---- devices -------------------------------------------------------------- */
-
-enum {
-	VERBS_MATCH_SENTINEL = 0,
-	VERBS_MATCH_PCI = 1,
-	VERBS_MATCH_MODALIAS = 2,
-	VERBS_MATCH_DRIVER_ID = 3,
-};
-
-/* One row of a provider's match table; the table ends with kind 0. */
-struct verbs_match_ent {
-	void *driver_data;
-	union {
-		const char *modalias; /* fnmatch(3) pattern */
-		uint64_t driver_id;   /* enum rdma_driver_id */
-	} u;
-	uint16_t vendor;
-	uint16_t device;
-	uint8_t kind;
-};
-
-/* verbs_sysfs_dev.flags: which lazily read fields are valid */
-enum {
-	VSYSFS_READ_MODALIAS = 1 << 0,
-	VSYSFS_READ_NODE_GUID = 1 << 1,
-};
-
-/* One kernel RDMA device as the core found it; providers read it in
- * match_device() and alloc_device() and keep a pointer to it. */
-struct verbs_sysfs_dev {
-	struct sv_list_node entry;
-	void *provider_data;
-	const struct verbs_match_ent *match;
-	unsigned int flags;
-	char sysfs_name[IBV_SYSFS_NAME_MAX];   /* uverbsN */
-	dev_t sysfs_cdev;
-	char ibdev_name[IBV_SYSFS_NAME_MAX];   /* mlx5_0 */
-	char ibdev_path[IBV_SYSFS_PATH_MAX];   /* <sysfs>/class/infiniband/mlx5_0 */
-	char modalias[512];
-	uint64_t node_guid;
-	uint32_t driver_id;
-	enum ibv_node_type node_type;
-	int ibdev_idx;
-	uint32_t num_ports;
-	uint32_t abi_ver;
-	struct timespec time_created;
-};
-
-struct verbs_device;
-
-/* What a provider hands to verbs_register_driver_34(). */
-struct verbs_device_ops {
-	const char *name;
-	uint32_t match_min_abi_version;
-	uint32_t match_max_abi_version;
-	const struct verbs_match_ent *match_table;
-	const struct verbs_device_ops **static_providers;
-	bool (*match_device)(struct verbs_sysfs_dev *sysfs_dev);
-	struct verbs_context *(*alloc_context)(struct ibv_device *device,
-					       int cmd_fd, void *private_data);
-	struct verbs_context *(*import_context)(struct ibv_device *device,
-						int cmd_fd);
-	struct verbs_device *(*alloc_device)(struct verbs_sysfs_dev *sysfs_dev);
-	void (*uninit_device)(struct verbs_device *device);
-};
-
-/* Every device the core lists: providers allocate theirs (with this
- * first) in alloc_device(); the core allocates a bare one for its
- * built-in providers. */
-struct verbs_device {
-	struct ibv_device device; /* what applications see: first */
-	const struct verbs_device_ops *ops;
-	atomic_int refcount;
-	struct sv_list_node entry;
-	struct verbs_sysfs_dev *sysfs;
-	uint64_t core_support;
-};
-
-static inline struct verbs_device *verbs_get_device(const struct ibv_device *dev)
-{
-	return (struct verbs_device *)((char *)dev -
-				       offsetof(struct verbs_device, device));
-}
+#include "verbs_device.h"
 
 /* ---- objects the command helpers fill ------------------------------------- */
 
@@ -131,6 +50,9 @@ struct verbs_srq {
 
 enum { VERBS_QP_XRCD = 1 << 0, VERBS_QP_EX = 1 << 1 };
 
+#ifdef SV_PLUGIN_PROVIDER
+/* The plug-ins (plugin/) run inside the rdma-core whose <infiniband/
+ * verbs.h> they were built with: its ibv_qp_ex, its verbs_qp. */
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;
@@ -139,6 +61,11 @@ struct verbs_qp {
 	uint32_t comp_mask; /* VERBS_QP_* */
 	struct verbs_xrcd *xrcd;
 };
+#else
+/* In the library, a provider's verbs_qp is laid out as its generation
+ * says (the ibv_qp is first in every one): see pabi_qp_set_core(). */
+struct verbs_qp;
+#endif
 
 struct verbs_cq {
 	union {
@@ -374,6 +301,8 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      struct verbs_sysfs_dev *sysfs_dev,
 			      const char *fnfmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* v49: the name of a work request opcode ("rdma-write" ...) */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, enum ibv_gid_type_sysfs *type);
 
@@ -418,9 +347,10 @@ int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
 		     uint32_t mr_handle);
 int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
+/* driver: from v54 (providers of 44-53 pass seven arguments) */
 int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			  uint64_t iova, int fd, int access,
-			  struct verbs_mr *vmr);
+			  struct verbs_mr *vmr, struct ibv_command_buffer *driver);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		     struct ibv_mw *mw, void *cmd, size_t cmd_size, void *resp,
 		     size_t resp_size);
@@ -433,6 +363,12 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *cq_attr,
 			 struct verbs_cq *cq, void *cmd, size_t cmd_size,
 			 void *resp, size_t resp_size, uint32_t cmd_flags);
+/* v53: create_cq_ex with the provider's own ioctl attributes */
+int ibv_cmd_create_cq_ex2(struct ibv_context *context,
+			  const struct ibv_cq_init_attr_ex *cq_attr,
+			  struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			  void *resp, size_t resp_size, uint32_t cmd_flags,
+			  struct ibv_command_buffer *driver);
 int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, void *cmd, size_t cmd_size,

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The provider-ABI layer (lib/pabi/): rdma-core's provider libraries on
+ * softverbs' core. Its files include this header; the core never does
+ * (it calls the layer through the few functions lib/core.h declares).
+ *
+ *   loader.c       finding, loading and registering the libraries;
+ *                  matching a device to one; refusing one of unknown
+ *                  generation
+ *   provenance.c   which rdma-core release built a library (the evidence)
+ *   elf.c          the versioned symbols a library imports
+ *   generations.c  every release's differences, one table
+ *   context.c      the context a provider builds on the core
+ *   ops.c          the provider's ops table into the core's
+ *   cmd*.c         the ibv_cmd_* helpers, per kind of object
+ */
+#ifndef SV_PABI_H
+#define SV_PABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core.h"
+#include "abi.h"
+
+/* ---- generations (generations.c) -------------------------------------------
+ * A run of rdma-core releases whose providers share one provider ABI: the
+ * same version node, the same layout of every structure the core and the
+ * provider share, the same calling conventions. */
+struct pabi_gen {
+	const char *name;          /* "rdma-core 45-48", for the log */
+	unsigned int first, last;  /* the releases it covers */
+	const char *node;          /* the version node its providers import */
+	/* where the core's members are in the provider's objects */
+	struct sv_obj_layout layout;
+	/* ibv_cmd_reg_dmabuf_mr has its eighth argument (v54) */
+	bool reg_dmabuf_mr_driver;
+};
+
+/* The generation of release `release`, or NULL (not one this library
+ * drives). */
+const struct pabi_gen *pabi_gen_of_release(unsigned int release);
+/* Every generation, oldest first (tests, the log). */
+size_t pabi_gen_count(void);
+const struct pabi_gen *pabi_gen_at(size_t i);
+/* The generation of a context's provider; NULL for a context of the
+ * built-in providers (their layout is sv_native_layout). */
+const struct pabi_gen *pabi_gen_of(struct ibv_context *ctx);
+/* The releases between which a symbol of `node` exists: 0 when the node
+ * never had it. *last is the newest release that has it. */
+unsigned int pabi_symbol_since(const char *node, const char *name,
+			       unsigned int *last);
+/* The oldest and newest release this library drives. */
+unsigned int pabi_first_release(void);
+unsigned int pabi_last_release(void);
+
+/* The core's part of a new QP, written where the provider's layout has
+ * them (rdma-core 45 moved comp_mask and xrcd): comp_mask, and xrcd when
+ * comp_mask has VERBS_QP_XRCD. */
+void pabi_qp_set_core(const struct sv_obj_layout *layout, struct ibv_qp *qp,
+		      uint32_t comp_mask, struct verbs_xrcd *xrcd);
+
+/* ---- provenance (provenance.c) ----------------------------------------------
+ * Which generation the provider library at `path` (as dladdr names it),
+ * registered through version node `node`, belongs to, from the evidence
+ * around it; NULL when the evidence is missing or contradicts itself. why (why_len bytes) says which evidence
+ * decided, or what is missing. */
+const struct pabi_gen *pabi_gen_of_library(const char *path, const char *node,
+					   char *why, size_t why_len);
+/* "libibverbs.so.1.14.56.1" -> 56: rdma-core names its libraries
+ * lib<name>.so.<soname>.<minor>.<release>.<patch>; 0 for any other
+ * name. */
+unsigned int pabi_release_of_name(const char *file_name);
+
+/* ---- ELF (elf.c) --------------------------------------------------------------
+ * Calls fn for every undefined dynamic symbol of the ELF shared object
+ * at path that is bound to version `node` of a needed library. 0, or
+ * -errno (-ENOEXEC: not an ELF64 object this code can read). */
+int pabi_elf_imports(const char *path, const char *node,
+		     void (*fn)(const char *symbol, void *arg), void *arg);
+
+/* ---- ops (ops.c) ---------------------------------------------------------------- */
+/* dst gets every non-NULL slot of an rdma-core provider's table. */
+void pabi_ops_take(struct sv_context_ops *dst,
+		   const struct verbs_context_ops *src);
+
+#endif
