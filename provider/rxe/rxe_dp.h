@@ -174,6 +174,21 @@ static inline int rxe_sq_accepts(enum ibv_qp_state state)
  * which Debian 12's header has). */
 #define RXE_ATOMIC_WRITE_OP (1u << IBV_WR_ATOMIC_WRITE)
 
+/* FLUSH (IBTA 1.5, kernel rxe from 6.2): ibv_wr_flush only. Its WQE
+ * part, wr.wr.flush in the kernel's newer rdma_user_rxe.h (Debian 12's
+ * header lacks it): the remote address, the length, the rkey, the
+ * placement type and the selectivity level, in the wr union where
+ * wr.rdma has address and rkey. The kernel sends wqe->iova and
+ * dma.resid as the RETH's address and length. */
+#define RXE_FLUSH_OP (1u << SV_WR_FLUSH)
+struct rxe_flush_wr {
+	uint64_t remote_addr;
+	uint32_t length;
+	uint32_t rkey;
+	uint8_t type;
+	uint8_t level;
+};
+
 /* The send-queue primitives (rxe_sq.c and the ex send API); sq.lock
  * held.
  * rxe_sq_reserve: the next free WQE slot, or NULL when the queue is

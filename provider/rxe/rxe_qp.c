@@ -182,9 +182,10 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 			sv_err("send_ops_flags %#llx: a %s QP on this kernel's rxe supports %#llx%s",
 			       (unsigned long long)ops,
 			       qpt_name(attr->qp_type), (unsigned long long)sup,
-			       (ops & IBV_QP_EX_WITH_ATOMIC_WRITE) &&
+			       attr->qp_type == IBV_QPT_RC &&
+					       (ops & (IBV_QP_EX_WITH_ATOMIC_WRITE | SV_QP_EX_WITH_FLUSH)) &&
 					       !(caps & RXE_CAP_ATOMIC_WRITE) ?
-				       " (no RDMA ATOMIC WRITE before kernel 6.2)" :
+				       " (no RDMA ATOMIC WRITE or FLUSH before kernel 6.2)" :
 				       "");
 			errno = EOPNOTSUPP;
 			return NULL;
@@ -195,11 +196,15 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	to_rxe_qp(ibqp)->ops_ok = rxe_sq_ops(attr->qp_type,
 					     attr->qp_type == IBV_QPT_RC ? caps : 0);
+	/* FLUSH only through ibv_wr_flush, on a QP created for it (an
+	 * ibv_send_wr has no fields for it: rxe_post_send refuses it) */
+	if (ops & SV_QP_EX_WITH_FLUSH)
+		to_rxe_qp(ibqp)->ops_ok |= RXE_FLUSH_OP;
 	to_rxe_qp(ibqp)->rdma_ops =
 		attr->qp_type == IBV_QPT_UD ?
 			0 :
 			to_rxe_qp(ibqp)->ops_ok &
-				~(RXE_ATOMIC_OPS | RXE_ATOMIC_WRITE_OP |
+				~(RXE_ATOMIC_OPS | RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP |
 				  (1u << IBV_WR_BIND_MW));
 	to_rxe_qp(ibqp)->fast_ops = to_rxe_qp(ibqp)->sq.max_sge ?
 					    to_rxe_qp(ibqp)->rdma_ops :

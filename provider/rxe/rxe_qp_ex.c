@@ -389,10 +389,45 @@ static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	wqe->dma.num_sge = 0;
 }
 
+#ifndef SV_PLUGIN_PROVIDER
+/* FLUSH (kernel 6.2's rxe): makes the target's earlier writes globally
+ * visible (IBV_FLUSH_GLOBAL) or persistent (IBV_FLUSH_PERSISTENT: the MR
+ * must be on persistent memory), for the range [remote_addr, +len)
+ * (IBV_FLUSH_RANGE) or the whole MR (IBV_FLUSH_MR); no data, its
+ * completion IBV_WC_FLUSH. The responder wants the MR registered with
+ * IBV_ACCESS_FLUSH_GLOBAL / _PERSISTENT for the type. */
+static void wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		     size_t len, uint8_t type, uint8_t level)
+{
+	struct rxe_send_wqe *wqe = open_wqe(qpx, SV_WR_FLUSH);
+	struct rxe_flush_wr *f;
+
+	if (!wqe)
+		return;
+	if (!type || (type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) ||
+	    level > SV_FLUSH_MR || len > UINT32_MAX) {
+		sv_err("QP %#x: FLUSH with placement type %#x (IBV_FLUSH_GLOBAL 1, IBV_FLUSH_PERSISTENT 2), level %u (IBV_FLUSH_RANGE 0, IBV_FLUSH_MR 1), length %zu",
+		       qpx->qp_base.qp_num, type, level, len);
+		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+		return;
+	}
+	f = (struct rxe_flush_wr *)&wqe->wr.wr;
+	f->remote_addr = remote_addr;
+	f->length = (uint32_t)len;
+	f->rkey = rkey;
+	f->type = type;
+	f->level = level;
+	wqe->iova = remote_addr;
+	wqe->dma.length = (uint32_t)len;
+	wqe->dma.resid = (uint32_t)len;
+	wqe->dma.num_sge = 0;
+}
+#endif
+
 static void __attribute__((noinline, cold))
 no_data_setter(struct ibv_qp_ex *qpx)
 {
-	sv_err("QP %#x: an ATOMIC WRITE carries its 8 bytes itself: no ibv_wr_set_sge* or inline data",
+	sv_err("QP %#x: an ATOMIC WRITE carries its 8 bytes itself, a FLUSH none: no ibv_wr_set_sge*",
 	       qpx->qp_base.qp_num);
 	fail(&qpx_to_rxe(qpx)->batch, EINVAL);
 }
@@ -450,7 +485,7 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		return;
 	if (__builtin_expect(!qpx_to_rxe(qpx)->sq.max_sge, 0))
 		return no_sges(qpx);
-	if (__builtin_expect(wqe->wr.opcode == IBV_WR_ATOMIC_WRITE, 0))
+	if (__builtin_expect(!!((RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP) & (1u << wqe->wr.opcode)), 0))
 		return no_data_setter(qpx);
 	wqe->dma.sge[0] = (struct rxe_sge){ .addr = addr, .length = length,
 					    .lkey = lkey };
@@ -467,7 +502,7 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 
 	if (!wqe)
 		return;
-	if (wqe->wr.opcode == IBV_WR_ATOMIC_WRITE)
+	if ((RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP) & (1u << wqe->wr.opcode))
 		return no_data_setter(qpx);
 	if (num_sge > qp->sq.max_sge) {
 		sv_err("QP %#x: %zu SGEs, the send queue takes %u",
@@ -567,7 +602,13 @@ uint64_t rxe_qp_ex_ops(enum ibv_qp_type type, uint64_t caps)
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 		       IBV_QP_EX_WITH_LOCAL_INV |
-		       (caps & RXE_CAP_ATOMIC_WRITE ? IBV_QP_EX_WITH_ATOMIC_WRITE : 0);
+		       (caps & RXE_CAP_ATOMIC_WRITE ? IBV_QP_EX_WITH_ATOMIC_WRITE : 0) |
+#ifndef SV_PLUGIN_PROVIDER
+		       /* (a plug-in's QP has no wr_flush slot on rdma-core 44) */
+		       (caps & (RXE_CAP_FLUSH_GLOBAL | RXE_CAP_FLUSH_PERSISTENT) ?
+				SV_QP_EX_WITH_FLUSH : 0) |
+#endif
+		       0;
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -593,6 +634,10 @@ void rxe_qp_ex_init(struct rxe_qp *qp)
 	qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
 	qpx->wr_atomic_write = wr_atomic_write;
+#ifndef SV_PLUGIN_PROVIDER
+	if (qp->ops_ok & RXE_FLUSH_OP)
+		*sv_qp_wr_flush(&qp->core) = wr_flush;
+#endif
 	qpx->wr_local_inv = wr_local_inv;
 	qpx->wr_bind_mw = wr_bind_mw;
 	qpx->wr_set_sge = wr_set_sge;

@@ -59,7 +59,7 @@ static inline __attribute__((always_inline)) int fill_op(struct rxe_qp *qp, stru
 {
 	struct rxe_send_wr *kwr = &wqe->wr;
 
-	switch (wr->opcode) {
+	switch ((uint32_t)wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
@@ -127,6 +127,10 @@ static inline __attribute__((always_inline)) int fill_op(struct rxe_qp *qp, stru
 		kwr->wr.mw.access = bi->mw_access_flags;
 		return 0;
 	}
+	case SV_WR_FLUSH:
+		sv_err("QP %#x: FLUSH is posted with ibv_wr_flush (an ibv_send_wr has no fields for it)",
+		       qp->core.qp.qp_num);
+		return EINVAL;
 	default: /* LOCAL_INV, SEND_WITH_INV: the key is in ex */
 		return 0;
 	}
