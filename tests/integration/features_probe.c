@@ -14,6 +14,11 @@
  *                                     RDMA WRITE, READ, FETCH_ADD into them
  *   features_probe advise DEV         ibv_advise_mr on an ODP MR: prefetch,
  *                                     prefetch-write, the flush flag
+ *   features_probe flush DEV          MRs with IBV_ACCESS_FLUSH_GLOBAL /
+ *                                     _PERSISTENT; ibv_wr_flush on a
+ *                                     loopback RC pair after an RDMA WRITE
+ *                                     (range and whole-MR levels), and to
+ *                                     an MR without the access flag
  *
  * One line per fact; lines starting "info:" are not compared. Exit 0 when
  * the probe ran (a refusal is a fact, printed), 1 when it could not
@@ -36,6 +41,21 @@
 #define CAP_FLUSH_GLOBAL (1ULL << 38)
 #define CAP_FLUSH_PERSISTENT (1ULL << 39)
 #define CAP_ATOMIC_WRITE (1ULL << 40)
+
+/* FLUSH as rdma-core 45's verbs.h names it (Debian 12's has none of it):
+ * IBV_QP_EX_WITH_FLUSH, IBV_ACCESS_FLUSH_GLOBAL/_PERSISTENT,
+ * IBV_FLUSH_GLOBAL/_PERSISTENT, IBV_FLUSH_RANGE/_MR, IBV_WC_FLUSH, and
+ * ibv_qp_ex's wr_flush slot (offset 352, after wr_atomic_write) */
+#define QP_EX_WITH_FLUSH (1ULL << 11)
+#define ACCESS_FLUSH_GLOBAL (1 << 8)
+#define ACCESS_FLUSH_PERSISTENT (1 << 9)
+#define FLUSH_GLOBAL 1
+#define FLUSH_PERSISTENT 2
+#define FLUSH_RANGE 0
+#define FLUSH_MR 1
+#define WR_FLUSH_OFF 352
+typedef void (*wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr,
+			    size_t len, uint8_t type, uint8_t level);
 
 static const uint64_t pattern = 0x1122334455667788ULL;
 
@@ -100,6 +120,10 @@ static void open_dev(struct env *e, const char *name)
 	e->odp_rc = attr.odp_caps.per_transport_caps.rc_odp_caps;
 }
 
+/* More remote access for the QPs connect_qp sets up (the flush case:
+ * the responder's QP needs IBV_ACCESS_FLUSH_GLOBAL too). */
+static int extra_qp_access;
+
 /* An RC QP, moved to RTS connected to remote_qpn on the same port (the
  * loopback: two QPs of one device). */
 static void connect_qp(struct env *e, struct ibv_qp *qp, uint32_t remote_qpn)
@@ -110,7 +134,7 @@ static void connect_qp(struct env *e, struct ibv_qp *qp, uint32_t remote_qpn)
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
+			    IBV_ACCESS_REMOTE_ATOMIC | extra_qp_access;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("modify INIT");
@@ -317,6 +341,145 @@ static int do_atomic_write(struct env *e, int ex)
 	return 0;
 }
 
+/* ibv_wr_flush as a program built against rdma-core 45 or later calls
+ * it (an inline call through the slot) */
+static void wr_flush(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t addr, size_t len,
+		     uint8_t type, uint8_t level)
+{
+	wr_flush_fn f;
+
+	memcpy(&f, (char *)qx + WR_FLUSH_OFF, sizeof(f));
+	f(qx, rkey, addr, len, type, level);
+}
+
+/* A page and an MR over its first 64 bytes with access, or NULL (errno). */
+static struct ibv_mr *reg_page(struct env *e, int access)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	memset(p, 0x55, 64);
+	mr = ibv_reg_mr(e->pd, p, 64, access);
+	if (!mr) {
+		int err = errno;
+
+		munmap(p, 4096);
+		errno = err;
+	}
+	return mr;
+}
+
+static void unreg_page(struct ibv_mr *mr)
+{
+	void *p = mr->addr;
+
+	if (ibv_dereg_mr(mr))
+		die("ibv_dereg_mr");
+	munmap(p, 4096);
+}
+
+/* Status of the next completion (its opcode when it succeeded). */
+static void print_wc_status(const char *what, struct env *e)
+{
+	struct ibv_wc wc;
+
+	if (poll_one(e, &wc)) {
+		printf("%s: no completion\n", what);
+		return;
+	}
+	if (wc.status == IBV_WC_SUCCESS)
+		printf("%s: wc success opcode %d\n", what, (int)wc.opcode);
+	else
+		printf("%s: wc %s\n", what, ibv_wc_status_str(wc.status));
+}
+
+static int do_flush(struct env *e)
+{
+	const int base = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	struct ibv_mr *gmr, *pmr, *plain, *smr;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *qx;
+	uint64_t *src;
+	int ret;
+
+	/* the registrations are the kernel's answer, on either library */
+	gmr = reg_page(e, base | ACCESS_FLUSH_GLOBAL);
+	printf("reg_mr flush_global: %s\n", gmr ? "ok" : err_name(errno));
+	pmr = reg_page(e, base | ACCESS_FLUSH_PERSISTENT);
+	printf("reg_mr flush_persistent (not persistent memory): %s\n", pmr ? "ok" : err_name(errno));
+	if (pmr)
+		unreg_page(pmr);
+	a = make_qp(e, IBV_QP_EX_WITH_RDMA_WRITE | QP_EX_WITH_FLUSH);
+	if (!a) {
+		printf("create_qp: %s\n", err_name(errno));
+		if (gmr)
+			unreg_page(gmr);
+		return 0;
+	}
+	printf("create_qp: ok\n");
+	if (!gmr)
+		die("reg_mr with IBV_ACCESS_FLUSH_GLOBAL failed where the QP takes FLUSH");
+	b = make_qp(e, 0);
+	plain = reg_page(e, base);
+	smr = reg_page(e, base);
+	if (!b || !plain || !smr)
+		die("create_qp/reg_mr");
+	/* (the responder checks its QP's access flags for FLUSH too) */
+	extra_qp_access = ACCESS_FLUSH_GLOBAL;
+	connect_qp(e, a, b->qp_num);
+	connect_qp(e, b, a->qp_num);
+	qx = ibv_qp_to_qp_ex(a);
+	if (!qx)
+		die("ibv_qp_to_qp_ex");
+	src = smr->addr;
+	for (int i = 0; i < 8; i++)
+		src[i] = pattern + (uint64_t)i;
+
+	/* RDMA WRITE, then FLUSH of its range, then of the whole MR */
+	ibv_wr_start(qx);
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	qx->wr_id = 1;
+	ibv_wr_rdma_write(qx, gmr->rkey, (uintptr_t)gmr->addr);
+	ibv_wr_set_sge(qx, smr->lkey, (uintptr_t)src, 64);
+	qx->wr_id = 2;
+	wr_flush(qx, gmr->rkey, (uintptr_t)gmr->addr, 64, FLUSH_GLOBAL, FLUSH_RANGE);
+	qx->wr_id = 3;
+	wr_flush(qx, gmr->rkey, (uintptr_t)gmr->addr, 0, FLUSH_GLOBAL, FLUSH_MR);
+	ret = ibv_wr_complete(qx);
+	printf("wr_complete: %s\n", err_name(ret));
+	if (!ret) {
+		print_wc_status("flush: the RDMA WRITE", e);
+		print_wc_status("flush: FLUSH global, range", e);
+		print_wc_status("flush: FLUSH global, whole MR", e);
+		printf("flush: the written bytes %s\n",
+		       memcmp(gmr->addr, src, 64) ? "ARE NOT in place" : "are in place");
+	}
+
+	/* a FLUSH without a placement type is refused before the kernel */
+	ibv_wr_start(qx);
+	wr_flush(qx, gmr->rkey, (uintptr_t)gmr->addr, 64, 0, FLUSH_RANGE);
+	printf("flush type 0: wr_complete %s\n", err_name(ibv_wr_complete(qx)));
+
+	/* to an MR registered without IBV_ACCESS_FLUSH_GLOBAL (last: the
+	 * QP goes to the error state) */
+	ibv_wr_start(qx);
+	qx->wr_id = 4;
+	wr_flush(qx, plain->rkey, (uintptr_t)plain->addr, 64, FLUSH_GLOBAL, FLUSH_RANGE);
+	ret = ibv_wr_complete(qx);
+	printf("flush without the access flag: wr_complete %s\n", err_name(ret));
+	if (!ret)
+		print_wc_status("flush without the access flag", e);
+
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	unreg_page(gmr);
+	unreg_page(plain);
+	unreg_page(smr);
+	return 0;
+}
+
 /* One WR from qp a: 8 bytes of src to dst[4] (or back, or an atomic). */
 static void odp_op(struct env *e, struct ibv_qp *a, struct ibv_qp *b,
 		   struct bufs *bf, enum ibv_wr_opcode op, const char *name,
@@ -477,7 +640,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: features_probe caps|atomic-write-ex|atomic-write-post|odp|advise DEV\n");
+		fprintf(stderr, "usage: features_probe caps|atomic-write-ex|atomic-write-post|odp|advise|flush DEV\n");
 		return 2;
 	}
 	open_dev(&e, argv[2]);
@@ -491,6 +654,8 @@ int main(int argc, char **argv)
 		ret = do_odp(&e);
 	} else if (!strcmp(argv[1], "advise")) {
 		ret = do_advise(&e);
+	} else if (!strcmp(argv[1], "flush")) {
+		ret = do_flush(&e);
 	} else {
 		fprintf(stderr, "features_probe: unknown case %s\n", argv[1]);
 		ret = 2;

@@ -15,6 +15,17 @@
 #   atomic-write-post  IBV_WR_ATOMIC_WRITE through ibv_post_send: softverbs
 #                      writes the 8 bytes the SGE points at (EINVAL at post
 #                      where the kernel lacks it); rdma-core's result shown
+#   flush              ibv_wr_flush (rdma-core 45+'s API, which rdma-core
+#                      44 lacks: its librxe refuses IBV_QP_EX_WITH_FLUSH,
+#                      EOPNOTSUPP) on a loopback RC pair: where the kernel
+#                      has FLUSH, softverbs' RDMA WRITE then FLUSH global
+#                      (range, whole MR) complete (IBV_WC_FLUSH, success)
+#                      and the written bytes are in place; a FLUSH to an
+#                      MR without IBV_ACCESS_FLUSH_GLOBAL completes with a
+#                      remote access error; where it has not, the QP is
+#                      refused (EOPNOTSUPP). The MR registrations with
+#                      IBV_ACCESS_FLUSH_GLOBAL/_PERSISTENT are the
+#                      kernel's answer: the same on both libraries
 #   odp                IBV_ACCESS_ON_DEMAND MRs (SEND/RECV, RDMA WRITE,
 #                      READ, FETCH_ADD, data checked) where the kernel has
 #                      ODP; refused alike (EOPNOTSUPP) where not
@@ -105,6 +116,39 @@ if run_both atomic-write-post; then
         expect atomic-write-post "create_qp: ok" "post_send: 0" "${landed[@]}"
     else
         expect atomic-write-post "create_qp: ok" "post_send: EINVAL"
+    fi
+fi
+
+# ---- FLUSH
+if run_both flush; then
+    echo "  rdma-core:"; show "$work/rc"
+    echo "  softverbs:"; show "$work/sv"
+    if diff <(grep '^reg_mr ' "$work/rc") <(grep '^reg_mr ' "$work/sv") > "$work/diff"; then
+        ok "flush: MRs with IBV_ACCESS_FLUSH_GLOBAL/_PERSISTENT as on rdma-core"
+    else
+        bad "flush: the FLUSH access flags' registrations differ from rdma-core"; show "$work/diff"
+    fi
+    if grep -qx 'create_qp: EOPNOTSUPP' "$work/rc"; then
+        ok "flush: rdma-core 44 has no ibv_wr_flush (IBV_QP_EX_WITH_FLUSH refused, EOPNOTSUPP)"
+    else
+        bad "flush: rdma-core 44's librxe was expected to refuse IBV_QP_EX_WITH_FLUSH"
+    fi
+    regs=()
+    mapfile -t regs < <(grep '^reg_mr ' "$work/sv")
+    if [ $has_aw = yes ]; then
+        # (a FLUSH's completion opcode is IBV_WC_FLUSH, 8; the WRITE's 1)
+        expect flush "${regs[@]}" "create_qp: ok" "wr_complete: 0" \
+            "flush: the RDMA WRITE: wc success opcode 1" \
+            "flush: FLUSH global, range: wc success opcode 8" \
+            "flush: FLUSH global, whole MR: wc success opcode 8" \
+            "flush: the written bytes are in place" \
+            "flush type 0: wr_complete EINVAL" \
+            "flush without the access flag: wr_complete 0" \
+            "flush without the access flag: wc remote access error"
+        [ "${regs[0]:-}" = "reg_mr flush_global: ok" ] ||
+            bad "flush: this kernel's rxe has FLUSH but refused an MR with IBV_ACCESS_FLUSH_GLOBAL"
+    else
+        expect flush "${regs[@]}" "create_qp: EOPNOTSUPP"
     fi
 fi
 
