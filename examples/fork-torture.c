@@ -48,7 +48,13 @@
  * only in their union), subpage (MRs of a few bytes inside pages that also
  * hold unregistered data, and one MR of two whole pages and two parts),
  * huge (MRs inside a hugetlbfs 2 MiB page; needs
- * /proc/sys/vm/nr_hugepages), big (one 1 GiB MR, see --big).
+ * /proc/sys/vm/nr_hugepages), big (one 1 GiB MR, see --big), odp (plain,
+ * every MR of the forking side IBV_ACCESS_ON_DEMAND: never MADV_DONTFORK,
+ * so with fork safety on or off a child reads the registered memory as it
+ * was at fork and writes only its own copy, while the device keeps
+ * reaching the parent's pages; where ibv_query_device_ex reports no ODP
+ * the registration must be refused: the errno is printed and the exit
+ * status is 3).
  *
  * Usage: fork-torture [options]
  *   -w, --way WAY        exit|exec|system|spawn|thread|all (all)
@@ -56,8 +62,8 @@
  *                        late = rounds with it off, then ibv_fork_init()
  *                        on the live MRs, then rounds with it on).
  *                        RDMAV_FORK_SAFE=1 in the environment means on.
- *   -S, --shape SHAPE    plain|overlap|subpage|huge|big (plain)
- *   -s, --size BYTES     bytes per operation (65536; subpage: 1000)
+ *   -S, --shape SHAPE    plain|overlap|subpage|huge|big|odp (plain)
+ *   -s, --size BYTES     bytes per operation (65536; subpage: 1000; odp: 1024)
  *   -r, --rounds N       rounds per way (20)
  *   -t, --seconds S      at most S seconds per way (no limit)
  *   -T, --threads N      traffic threads for the thread way (2)
@@ -71,7 +77,9 @@
  *   -p, --port PORT      TCP port of the address exchange (18600)
  * Exit: 0 nothing corrupted and every child saw what it should; 1 some
  * data corrupted or a child saw the wrong thing; 2 bad usage or setup
- * failure; 77 cannot run here (no device, no huge pages).
+ * failure; 3 --shape odp: the device has no ODP and ibv_reg_mr refused
+ * it ("ODP refused: ... errno N (TEXT)"); 77 cannot run here (no device,
+ * no huge pages).
  *
  * Build: part of softverbs' `make`; run it as root or with a large
  * `ulimit -l`, e.g. LD_LIBRARY_PATH=lib/.libs examples/.libs/fork-torture */
@@ -112,8 +120,9 @@ static const char *const way_words[NWAYS] = {
 	"fork() from a second thread during traffic",
 };
 
-enum shape { SH_PLAIN, SH_OVERLAP, SH_SUBPAGE, SH_HUGE, SH_BIG, NSHAPES };
-static const char *const shape_names[NSHAPES] = { "plain", "overlap", "subpage", "huge", "big" };
+enum shape { SH_PLAIN, SH_OVERLAP, SH_SUBPAGE, SH_HUGE, SH_BIG, SH_ODP, NSHAPES };
+static const char *const shape_names[NSHAPES] = { "plain", "overlap", "subpage", "huge", "big",
+						  "odp" };
 
 /* The four slots of an area: the device writes DST (RDMA WRITE), RECV
  * (SEND) and RD (RDMA READ); CANARY is registered and never written, so a
@@ -131,6 +140,11 @@ static struct {
 	  .port = "18600" };
 
 static int fork_safe; /* what the children must see: 1 = registered pages hidden */
+static int odp_access; /* --shape odp: IBV_ACCESS_ON_DEMAND on the forking side's MRs */
+/* --shape odp --listen, fork+exit: what RD holds in the parent at fork
+ * (the child must see it), 0 = not checked */
+static uint32_t look_rd_seed;
+static const char *lib_name(void);
 
 /* ---- data patterns ------------------------------------------------------- */
 
@@ -214,7 +228,7 @@ static struct ibv_mr *reg(struct ibv_pd *pd, void *addr, size_t len)
 {
 	struct ibv_mr *mr = ibv_reg_mr(pd, addr, len,
 				       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				       IBV_ACCESS_REMOTE_READ);
+				       IBV_ACCESS_REMOTE_READ | odp_access);
 
 	if (!mr)
 		die(2, "ibv_reg_mr(%zu bytes): %s%s", len, strerror(errno),
@@ -296,6 +310,7 @@ static void area_create(struct area *a, struct ibv_pd *pd, enum shape shape)
 
 	switch (shape) {
 	case SH_PLAIN:
+	case SH_ODP:
 	case SH_BIG:
 		a->mr[0] = reg(pd, a->map, shape == SH_BIG ? opt.big : NSLOTS * stride);
 		a->nmr = 1;
@@ -444,6 +459,50 @@ static void open_device(void)
 			die(2, "ibv_query_port failed");
 		active_mtu = pa.active_mtu;
 	}
+}
+
+/* --shape odp: whether the device does ODP for RC (ibv_query_device_ex)
+ * and whether one IBV_ACCESS_ON_DEMAND registration agrees. With ODP: the
+ * forking side's MRs become ODP MRs. Without: the refusal's errno is
+ * printed and the program exits 3. A device that says one thing and does
+ * the other is a failure (exit 1). */
+static void odp_check(void)
+{
+	const uint32_t need = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+			      IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+	const char *name = ibv_get_device_name(ctx->device);
+	struct ibv_device_attr_ex ax;
+	struct ibv_mr *mr;
+	void *page;
+	int ret, has, e;
+
+	memset(&ax, 0, sizeof(ax));
+	ret = ibv_query_device_ex(ctx, NULL, &ax);
+	if (ret)
+		die(2, "ibv_query_device_ex: %s", strerror(ret));
+	has = (ax.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	      (ax.odp_caps.per_transport_caps.rc_odp_caps & need) == need;
+	page = aligned_alloc(PAGE, PAGE);
+	if (!page)
+		die(2, "out of memory");
+	mr = ibv_reg_mr(pd, page, PAGE, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND);
+	e = errno;
+	if (!mr) {
+		free(page);
+		if (has)
+			die(1, "%s reports ODP for RC, yet ibv_reg_mr(IBV_ACCESS_ON_DEMAND) failed: %s",
+			    name, strerror(e));
+		printf("ODP refused: %s has no ODP for RC (ibv_query_device_ex) and ibv_reg_mr(IBV_ACCESS_ON_DEMAND) failed: errno %d (%s), %s library\n",
+		       name, e, strerror(e), lib_name());
+		exit(3);
+	}
+	if (ibv_dereg_mr(mr))
+		die(2, "ibv_dereg_mr failed");
+	free(page);
+	if (!has)
+		die(1, "%s reports no ODP for RC, yet an IBV_ACCESS_ON_DEMAND MR registered", name);
+	odp_access = IBV_ACCESS_ON_DEMAND;
 }
 
 static void qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char *what)
@@ -829,6 +888,7 @@ struct look {
 	struct point pt[MAX_POINTS];
 	int n;
 	int touch;       /* a point expected absent, touched for real; -1 none */
+	int own;         /* odp: the child writes the slots and reads them back */
 };
 
 /* [a, b) intersects / lies within the MRs live now. */
@@ -869,7 +929,7 @@ static int page_present(const struct area *a, const uint8_t *addr)
 	uintptr_t g = a->huge && addr >= a->map && addr < a->map + a->map_len ? HUGE_PAGE : PAGE;
 	uintptr_t ps = (uintptr_t)addr & ~(g - 1);
 
-	if (!fork_safe)
+	if (!fork_safe || odp_access) /* (odp: every MR here is an ODP MR) */
 		return 1;
 	return !mr_union_has(ps, ps + g, exact_pages);
 }
@@ -917,12 +977,19 @@ static void look_plan(struct look *l, const struct area *a, const struct pair *p
 		  "unregistered data on a page of its own");
 	if (pr && pr->src)
 		add_point(l, a, pr->src, 1, PT_VOLATILE, 0, "the registered send source");
+	/* odp, --listen, fork+exit: RD holds what the parent put there for
+	 * the peer's READ (the peer never writes it) */
+	if (look_rd_seed)
+		add_point(l, a, a->slot[RD], opt.size, PT_STABLE, look_rd_seed,
+			  "the RDMA READ source the parent filled");
+	l->own = opt.shape == SH_ODP;
 }
 
 /* What a child found, sent to the parent through a pipe. */
 struct seen {
 	uint8_t readable[MAX_POINTS];
 	uint8_t ok[MAX_POINTS];      /* PT_STABLE: readable and as expected */
+	uint8_t own_ok;              /* look.own: the child's writes read back */
 };
 
 static sigjmp_buf probe_env;
@@ -943,7 +1010,7 @@ static int readable(const uint8_t *p)
 
 /* Runs in the child: look, report, then touch a page fork safety hides
  * for real (which must kill it with SIGSEGV), if there is one. */
-static void child_look(const struct look *l, int fd)
+static void child_look(const struct look *l, const struct area *a, int fd)
 {
 	struct sigaction sa = { .sa_handler = on_segv };
 	struct seen s;
@@ -959,6 +1026,22 @@ static void child_look(const struct look *l, int fd)
 			for (size_t k = 0; k < p->len; k++)
 				if (p->addr[k] != pat(p->seed, p->pat_off + k))
 					s.ok[i] = 0;
+		}
+	}
+	if (l->own) {
+		/* this child's own copy: written here, it must read back what
+		 * was written, and neither the parent (its canary, its
+		 * DST/RECV/RD after the round) nor the device may see it */
+		s.own_ok = 1;
+		for (int i = 0; i < NSLOTS; i++) {
+			if (!readable(a->slot[i])) {
+				s.own_ok = 0;
+				continue;
+			}
+			memset(a->slot[i], 0xee, opt.size);
+			for (size_t k = 0; k < opt.size; k++)
+				if (a->slot[i][k] != 0xee)
+					s.own_ok = 0;
 		}
 	}
 	if (write(fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
@@ -982,6 +1065,7 @@ static void judge(const struct look *l, const struct seen *s, int status, enum w
 		if (p->present && !s->readable[i])
 			problem("%s round %u: the child could not read %s (%s)", name, round,
 				p->what,
+				odp_access ? "an ODP MR is never MADV_DONTFORK" :
 				!fork_safe ? "fork safety is off" :
 				exact_pages ? "a page registered only in part is the kernel's to copy" :
 					      "its page holds no registered byte");
@@ -992,6 +1076,9 @@ static void judge(const struct look *l, const struct seen *s, int status, enum w
 			problem("%s round %u: the child read %s, but not the bytes the parent had there at fork",
 				name, round, p->what);
 	}
+	if (l->own && !s->own_ok)
+		problem("%s round %u: the child's writes to its copy of the ODP memory did not read back",
+			name, round);
 	if (l->touch >= 0 && (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV))
 		problem("%s round %u: the child touched a page fork safety hides and did not die with SIGSEGV (status %#x)",
 			name, round, status);
@@ -1016,7 +1103,7 @@ static void fork_and_look(const struct area *a, const struct pair *pr, enum way 
 		die(2, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(fds[0]);
-		child_look(&l, fds[1]);
+		child_look(&l, a, fds[1]);
 	}
 	close(fds[1]);
 	n = read(fds[0], &s, sizeof(s));
@@ -1084,12 +1171,15 @@ static unsigned int run_simple(struct pair *p, enum way w)
 		if (opt.shape == SH_OVERLAP)
 			area_rereg(&p->area, pd, r);
 		round_post(p);
+		/* the peer only READs RD: at this fork it holds the parent's bytes */
+		look_rd_seed = opt.shape == SH_ODP && p->in ? p->rd_seed : 0;
 		if (w == W_EXIT)
 			fork_and_look(&p->area, p, w, r);
 		else
 			run_command(w, r);
 		round_complete(p, r);
 	}
+	look_rd_seed = 0;
 	return r;
 }
 
@@ -1175,6 +1265,7 @@ static void say_fork_state(void)
 
 	printf("fork safety %s: %s (ibv_is_fork_initialized() = %s)\n",
 	       fork_safe ? "ON" : "OFF",
+	       opt.shape == SH_ODP ? "ODP MRs are never MADV_DONTFORK: children get their own copy of the registered pages" :
 	       !fork_safe ? "children inherit registered pages and must see their data" :
 	       exact_pages ? "pages wholly registered are MADV_DONTFORK, children must not see them; "
 			     "pages registered in part are the kernel's to copy, children must see all of them" :
@@ -1313,7 +1404,7 @@ static int env_on(const char *name)
 static void usage(void)
 {
 	fputs("usage: fork-torture [-w exit|exec|system|spawn|thread|all] [-f off|on|late]\n"
-	      "  [-S plain|overlap|subpage|huge|big] [-s BYTES] [-r ROUNDS] [-t SECONDS]\n"
+	      "  [-S plain|overlap|subpage|huge|big|odp] [-s BYTES] [-r ROUNDS] [-t SECONDS]\n"
 	      "  [-T THREADS] [-b MIB] [-c CMD] [-d DEVICE] [-g GID_INDEX]\n"
 	      "  [-L | -R HOST] [-p PORT]\n", stderr);
 	exit(2);
@@ -1371,8 +1462,12 @@ int main(int argc, char **argv)
 		opt.threads = 1; /* one QP to the peer, one traffic thread */
 	if (strcmp(opt.safe, "off") && strcmp(opt.safe, "on") && strcmp(opt.safe, "late"))
 		usage();
+	/* odp: one packet at the start of a page (rxe's MTU 1024 here):
+	 * 7.2's rxe copies ODP data at page offset 0 whatever the address's
+	 * offset in the page, so a longer operation's later packets land at
+	 * the page's start (kmod-notes/rxe-siw.md) */
 	if (!opt.size)
-		opt.size = opt.shape == SH_SUBPAGE ? 1000 : 65536;
+		opt.size = opt.shape == SH_SUBPAGE ? 1000 : opt.shape == SH_ODP ? 1024 : 65536;
 	if (opt.shape == SH_SUBPAGE && opt.size > PAGE - 2 * GUARD)
 		die(2, "--shape subpage needs --size <= %lu", PAGE - 2 * GUARD);
 	late = !strcmp(opt.safe, "late");
@@ -1395,6 +1490,8 @@ int main(int argc, char **argv)
 	exact_pages = dlsym(RTLD_DEFAULT, "softverbs_fork_stats") &&
 		      ibv_is_fork_initialized() == IBV_FORK_UNNEEDED &&
 		      !env_on("SOFTVERBS_FORK_WHOLE_PAGES");
+	if (opt.shape == SH_ODP)
+		odp_check();
 	npairs = way < 0 || way == W_THREAD ? (int)opt.threads : 1;
 	all_pairs = pairs;
 	/* Only the first pair gets the big MR: a 1 GiB MR per thread would
@@ -1442,7 +1539,8 @@ int main(int argc, char **argv)
 		       atomic_load(&problems));
 		return 1;
 	}
-	printf("OK: every byte the device wrote reached the parent, and every child saw exactly what fork safety %s promises\n",
-	       fork_safe ? "on" : "off");
+	printf("OK: every byte the device wrote reached the parent, and every child saw exactly what %s promises\n",
+	       opt.shape == SH_ODP ? (fork_safe ? "ODP with fork safety on" : "ODP with fork safety off") :
+	       fork_safe ? "fork safety on" : "fork safety off");
 	return 0;
 }

@@ -199,6 +199,18 @@ struct ib_uverbs_attr *sv_ioctl_out_obj(struct sv_ioctl *cmd, uint16_t attr_id)
 	return next_attr(cmd, attr_id);
 }
 
+void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,
+		     size_t len)
+{
+	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+
+	a->len = (uint16_t)len;
+	if (len <= sizeof(a->data))
+		memcpy(&a->data, buf, len);
+	else
+		a->data = (uintptr_t)buf;
+}
+
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len)
 {

@@ -95,6 +95,22 @@ int sv_cmd_dereg_mr(struct ibv_mr *mr)
 	return sv_cmd_send(mr->context, &cmd, sizeof(cmd));
 }
 
+int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, const struct ibv_sge *sg_list,
+		     uint32_t num_sge)
+{
+	struct sv_ioctl cmd;
+
+	sv_ioctl_init(&cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR);
+	sv_ioctl_in_obj(&cmd, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
+	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_ADVISE_MR_ADVICE, (uint64_t)advice);
+	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_ADVISE_MR_FLAGS, flags);
+	/* struct ibv_sge is the kernel's struct ib_uverbs_sge */
+	sv_ioctl_in_ptr(&cmd, UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list,
+			(size_t)num_sge * sizeof(*sg_list));
+	return sv_ioctl_exec(pd->context, &cmd);
+}
+
 /* REG_DMABUF_MR (ioctl only): the dma-buf's pages, not a user range, so
  * nothing here touches the fork-safety map (mr_type says so to
  * ibv_dereg_mr). */

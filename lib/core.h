@@ -266,6 +266,9 @@ void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
 void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle);
 struct ib_uverbs_attr *sv_ioctl_out_obj(struct sv_ioctl *cmd,
 					uint16_t attr_id);
+/* An input buffer of len bytes (more than 8: passed by address). */
+void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,
+		     size_t len);
 /* An output buffer the kernel fills (len bytes at most). */
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len);

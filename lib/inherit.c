@@ -232,6 +232,7 @@ REF_VOID(wr_start, struct ibv_qp_ex *q)
 REF_INT(wr_complete, struct ibv_qp_ex *q)
 REF_VOID(wr_abort, struct ibv_qp_ex *q)
 REF_VOID(wr_atomic_write, struct ibv_qp_ex *q, uint32_t r, uint64_t a, const void *w)
+REF_VOID(wr_flush, struct ibv_qp_ex *q, uint32_t r, uint64_t a, size_t l, uint8_t t, uint8_t v)
 
 /* ibv_cq_ex: polling refuses (the read_* helpers are only valid after a
  * successful start_poll). */
@@ -299,6 +300,19 @@ static void refuse_qp_ex(struct ibv_qp_ex *q)
 	SWAP(q, wr_complete);
 	SWAP(q, wr_abort);
 	SWAP(q, wr_atomic_write);
+	/* rdma-core 45's wr_flush, where the QP's layout has the slot (the
+	 * built-in providers' QPs, those of rdma-core 45 and later's
+	 * providers: comp_mask after it) */
+	if (sv_priv(q->qp_base.context)->layout->qp_comp_mask >=
+	    SV_QP_EX_WR_FLUSH_OFF + sizeof(sv_wr_flush_fn)) {
+		sv_wr_flush_fn f;
+
+		memcpy(&f, (char *)q + SV_QP_EX_WR_FLUSH_OFF, sizeof(f));
+		if (f) {
+			f = ref_wr_flush;
+			memcpy((char *)q + SV_QP_EX_WR_FLUSH_OFF, &f, sizeof(f));
+		}
+	}
 }
 
 static void refuse_cq_ex(struct ibv_cq_ex *cq)

@@ -67,16 +67,58 @@ struct sv_cq {
  * verbs_srq and verbs_mr (lib/pabi/context.c checks it), so that the core
  * treats objects of its own providers and of rdma-core's alike. */
 
-/* A QP: ibv_qp_ex starts with the ibv_qp. */
+/* ibv_wr_flush's slot: rdma-core 45 appended wr_flush to ibv_qp_ex, at
+ * offset 352 (after 44's wr_atomic_write; ibv_qp_ex 352 -> 360 bytes);
+ * Debian 12's verbs.h (44) ends the struct before it. Programs built
+ * against 45 and later headers call the slot inline (ibv_wr_flush). */
+#define SV_QP_EX_WR_FLUSH_OFF 352
+typedef void (*sv_wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey,
+			       uint64_t remote_addr, size_t len, uint8_t type,
+			       uint8_t level);
+/* FLUSH's names from rdma-core 45's verbs.h, which Debian 12's lacks:
+ * IBV_QP_EX_WITH_FLUSH, IBV_WR_FLUSH, IBV_WC_FLUSH, the MR access flags
+ * IBV_ACCESS_FLUSH_GLOBAL/_PERSISTENT, the placement types
+ * IBV_FLUSH_GLOBAL/_PERSISTENT and the selectivity levels
+ * IBV_FLUSH_RANGE/_MR (the kernel's IB_UVERBS_* values) */
+#define SV_QP_EX_WITH_FLUSH (1ULL << 11)
+#define SV_WR_FLUSH 14
+#define SV_WC_FLUSH 8
+#define SV_ACCESS_FLUSH_GLOBAL (1u << 8)
+#define SV_ACCESS_FLUSH_PERSISTENT (1u << 9)
+#define SV_FLUSH_GLOBAL 1u
+#define SV_FLUSH_PERSISTENT 2u
+#define SV_FLUSH_RANGE 0u
+#define SV_FLUSH_MR 1u
+
+/* A QP: ibv_qp_ex starts with the ibv_qp. The built-in providers' QPs
+ * are laid out as rdma-core 45 and later's verbs_qp whichever verbs.h
+ * this is built with (the wr_flush slot, then comp_mask at 360); a
+ * plug-in's as the verbs_qp of the rdma-core it is built against
+ * (plugin/plugin.c checks it; against 44: no slot, no FLUSH). */
 struct sv_qp {
 	union {
 		struct ibv_qp qp;
 		struct ibv_qp_ex qp_ex;
+#ifndef SV_PLUGIN_PROVIDER
+		struct {
+			char before[SV_QP_EX_WR_FLUSH_OFF];
+			sv_wr_flush_fn wr_flush;
+		} ex45;
+#endif
 	};
 	uint32_t comp_mask; /* SV_QP_EX: created with the ex layout */
 	void *xrcd;         /* unused by the soft providers */
 };
 #define SV_QP_EX (1u << 1)
+#ifndef SV_PLUGIN_PROVIDER
+_Static_assert(sizeof(struct ibv_qp_ex) <= SV_QP_EX_WR_FLUSH_OFF + sizeof(sv_wr_flush_fn),
+	       "ibv_qp_ex ends at or after wr_flush (rdma-core 44 or 45-56 headers)");
+/* the wr_flush slot of a built-in provider's QP */
+static inline sv_wr_flush_fn *sv_qp_wr_flush(struct sv_qp *qp)
+{
+	return &qp->ex45.wr_flush;
+}
+#endif
 
 struct sv_srq {
 	struct ibv_srq srq;
@@ -400,6 +442,11 @@ int sv_cmd_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, int access,
 		    struct sv_udata *udata);
 int sv_cmd_dereg_mr(struct ibv_mr *mr);
+/* ADVISE_MR (ioctl): prefetch the pages of ODP MRs; 0 or a positive
+ * errno (EOPNOTSUPP where the device has no advise_mr: rxe before 7.x). */
+int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, const struct ibv_sge *sg_list,
+		     uint32_t num_sge);
 /* A dma-buf registration (fills mr; mr_type SV_MR_TYPE_DMABUF_MR). */
 int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			 uint64_t iova, int fd, int access, struct sv_mr *mr);

@@ -209,6 +209,14 @@ int sv_cmd_dereg_mr(struct ibv_mr *mr)
 	return ibv_cmd_dereg_mr((struct verbs_mr *)mr);
 }
 
+int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, const struct ibv_sge *sg_list,
+		     uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, (struct ibv_sge *)sg_list,
+				 num_sge);
+}
+
 /* rdma-core 54 and later take an eighth argument (the provider's ioctl
  * attributes); an older one ignores it: passing NULL suits both. */
 int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,

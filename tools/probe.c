@@ -13,6 +13,8 @@
  *   device name=D transport=IB|iWARP|... open=ok|ERRNO [ports=N fw=V]
  *   port name=D port=P state=PORT_ACTIVE|PORT_DOWN|... link=Ethernet|InfiniBand active_mtu=M
  *   resources name=D pd=R mr=R mr_bytes=N cq=R qp=R   (R: ok|ERRNO|-)
+ *   features name=D atomic_write=0|1 flush=0|1 odp=0|1  (ibv_query_device_ex;
+ *                                   omitted when it fails)
  * Exit: 0 when the device list could be read, 1 otherwise. */
 #include "config.h"
 
@@ -176,6 +178,19 @@ static void probe_device(struct ibv_device *dev)
 	}
 	printf(" open=ok ports=%u fw=%s\n", attr.phys_port_cnt,
 	       attr.fw_ver[0] ? attr.fw_ver : "-");
+	{
+		/* device_cap_flags_ex bits 38-40 (FLUSH_GLOBAL,
+		 * FLUSH_PERSISTENT, ATOMIC_WRITE): rdma-core 45's
+		 * IBV_DEVICE_* names, which Debian 12's verbs.h lacks */
+		struct ibv_device_attr_ex ax;
+
+		memset(&ax, 0, sizeof(ax));
+		if (!ibv_query_device_ex(ctx, NULL, &ax))
+			printf("features name=%s atomic_write=%d flush=%d odp=%d\n", name,
+			       !!(ax.device_cap_flags_ex & (1ULL << 40)),
+			       !!(ax.device_cap_flags_ex & (3ULL << 38)),
+			       !!(ax.odp_caps.general_caps & IBV_ODP_SUPPORT));
+	}
 	for (unsigned int p = 1; p <= attr.phys_port_cnt; p++) {
 		struct ibv_port_attr pa;
 

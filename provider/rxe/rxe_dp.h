@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "provider.h"
+#include "rxe.h"
 #include "rxe_queue.h"
 
 /* ---- objects ------------------------------------------------------------ */
@@ -167,6 +168,27 @@ static inline int rxe_sq_accepts(enum ibv_qp_state state)
 #define RXE_ATOMIC_OPS                                                         \
 	((1u << IBV_WR_ATOMIC_CMP_AND_SWP) | (1u << IBV_WR_ATOMIC_FETCH_AND_ADD))
 
+/* RDMA ATOMIC WRITE (IBTA 1.5, kernel rxe from 6.2): 8 bytes to an
+ * aligned remote word, carried in the WQE itself (dma.atomic_wr in the
+ * kernel's newer rdma_user_rxe.h; the same bytes as dma.inline_data,
+ * which Debian 12's header has). */
+#define RXE_ATOMIC_WRITE_OP (1u << IBV_WR_ATOMIC_WRITE)
+
+/* FLUSH (IBTA 1.5, kernel rxe from 6.2): ibv_wr_flush only. Its WQE
+ * part, wr.wr.flush in the kernel's newer rdma_user_rxe.h (Debian 12's
+ * header lacks it): the remote address, the length, the rkey, the
+ * placement type and the selectivity level, in the wr union where
+ * wr.rdma has address and rkey. The kernel sends wqe->iova and
+ * dma.resid as the RETH's address and length. */
+#define RXE_FLUSH_OP (1u << SV_WR_FLUSH)
+struct rxe_flush_wr {
+	uint64_t remote_addr;
+	uint32_t length;
+	uint32_t rkey;
+	uint8_t type;
+	uint8_t level;
+};
+
 /* The send-queue primitives (rxe_sq.c and the ex send API); sq.lock
  * held.
  * rxe_sq_reserve: the next free WQE slot, or NULL when the queue is
@@ -213,13 +235,14 @@ int rxe_sq_ring(struct rxe_qp *qp);
  * sq.lock held. 0 or a positive errno (EINVAL, ENOMEM when full). A WR
  * found bad is left uncommitted in its slot: the kernel never sees it. */
 int rxe_sq_post_wr(struct rxe_qp *qp, const struct ibv_send_wr *wr);
-/* The opcodes a QP of this type may post (bit n: enum ibv_wr_opcode n). */
-uint32_t rxe_sq_ops(enum ibv_qp_type type);
+/* The opcodes a QP of this type may post on a kernel with these RXE_CAP_*
+ * features (bit n: enum ibv_wr_opcode n). */
+uint32_t rxe_sq_ops(enum ibv_qp_type type, uint64_t caps);
 
 /* The ibv_wr_* send API (rxe_qp_ex.c). rxe_qp_ex_ops: the send_ops_flags
  * a QP type supports. rxe_qp_ex_init: set up the batch state and the
  * qp_ex entry points; 0 or a positive errno. */
-uint64_t rxe_qp_ex_ops(enum ibv_qp_type type);
+uint64_t rxe_qp_ex_ops(enum ibv_qp_type type, uint64_t caps);
 void rxe_qp_ex_init(struct rxe_qp *qp);
 
 /* Post a list of receives to a receive queue (QP or SRQ): 0 or a

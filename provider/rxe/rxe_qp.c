@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rxe.h"
 #include "rxe_dp.h"
 
 _Static_assert(sizeof(struct rxe_sge) == sizeof(struct ibv_sge),
@@ -144,7 +145,7 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	const uint32_t known = IBV_QP_INIT_ATTR_PD |
 			       IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	uint64_t ops = 0;
+	uint64_t ops = 0, caps;
 	struct ibv_qp *ibqp;
 
 	if (attr->comp_mask & ~known) {
@@ -158,13 +159,34 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* what the kernel's rxe can do matters to RC QPs (ATOMIC WRITE) and
+	 * to the send ops asked for: asked before the QP exists, so that a
+	 * failed query leaves nothing behind */
+	caps = 0;
+	if (attr->qp_type == IBV_QPT_RC || (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		int ret = rxe_caps(ctx, &caps);
+
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		uint64_t sup;
+
 		ops = attr->send_ops_flags;
-		if (ops & ~rxe_qp_ex_ops(attr->qp_type)) {
-			sv_err("send_ops_flags %#llx: a %s QP on rxe supports %#llx",
+		sup = rxe_qp_ex_ops(attr->qp_type, caps);
+		if (ops & ~sup) {
+			/* (ATOMIC WRITE needs kernel 6.2's rxe: without it
+			 * the QP would take the WR and fail it at run time) */
+			sv_err("send_ops_flags %#llx: a %s QP on this kernel's rxe supports %#llx%s",
 			       (unsigned long long)ops,
-			       qpt_name(attr->qp_type),
-			       (unsigned long long)rxe_qp_ex_ops(attr->qp_type));
+			       qpt_name(attr->qp_type), (unsigned long long)sup,
+			       attr->qp_type == IBV_QPT_RC &&
+					       (ops & (IBV_QP_EX_WITH_ATOMIC_WRITE | SV_QP_EX_WITH_FLUSH)) &&
+					       !(caps & RXE_CAP_ATOMIC_WRITE) ?
+				       " (no RDMA ATOMIC WRITE or FLUSH before kernel 6.2)" :
+				       "");
 			errno = EOPNOTSUPP;
 			return NULL;
 		}
@@ -172,12 +194,18 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	ibqp = create_qp(ctx, attr);
 	if (!ibqp)
 		return NULL;
-	to_rxe_qp(ibqp)->ops_ok = rxe_sq_ops(attr->qp_type);
+	to_rxe_qp(ibqp)->ops_ok = rxe_sq_ops(attr->qp_type,
+					     attr->qp_type == IBV_QPT_RC ? caps : 0);
+	/* FLUSH only through ibv_wr_flush, on a QP created for it (an
+	 * ibv_send_wr has no fields for it: rxe_post_send refuses it) */
+	if (ops & SV_QP_EX_WITH_FLUSH)
+		to_rxe_qp(ibqp)->ops_ok |= RXE_FLUSH_OP;
 	to_rxe_qp(ibqp)->rdma_ops =
 		attr->qp_type == IBV_QPT_UD ?
 			0 :
 			to_rxe_qp(ibqp)->ops_ok &
-				~(RXE_ATOMIC_OPS | (1u << IBV_WR_BIND_MW));
+				~(RXE_ATOMIC_OPS | RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP |
+				  (1u << IBV_WR_BIND_MW));
 	to_rxe_qp(ibqp)->fast_ops = to_rxe_qp(ibqp)->sq.max_sge ?
 					    to_rxe_qp(ibqp)->rdma_ops :
 					    0;

@@ -364,6 +364,74 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	set_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
+/* RDMA ATOMIC WRITE: the 8 bytes at atomic_wr go in the WQE (the
+ * kernel's dma.atomic_wr, Debian 12's header calls the same bytes
+ * dma.inline_data); no SGE follows. */
+static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			    uint64_t remote_addr, const void *atomic_wr)
+{
+	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_ATOMIC_WRITE);
+
+	if (!wqe)
+		return;
+	if ((remote_addr & 7) || !atomic_wr) {
+		sv_err("QP %#x: ATOMIC WRITE needs an 8-byte aligned remote address and 8 bytes to write (%p)",
+		       qpx->qp_base.qp_num, atomic_wr);
+		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+		return;
+	}
+	wqe->wr.wr.rdma.remote_addr = remote_addr;
+	wqe->wr.wr.rdma.rkey = rkey;
+	wqe->iova = remote_addr;
+	memcpy(wqe->dma.inline_data, atomic_wr, 8);
+	wqe->dma.length = 8;
+	wqe->dma.resid = 8;
+	wqe->dma.num_sge = 0;
+}
+
+#ifndef SV_PLUGIN_PROVIDER
+/* FLUSH (kernel 6.2's rxe): makes the target's earlier writes globally
+ * visible (IBV_FLUSH_GLOBAL) or persistent (IBV_FLUSH_PERSISTENT: the MR
+ * must be on persistent memory), for the range [remote_addr, +len)
+ * (IBV_FLUSH_RANGE) or the whole MR (IBV_FLUSH_MR); no data, its
+ * completion IBV_WC_FLUSH. The responder wants the MR registered with
+ * IBV_ACCESS_FLUSH_GLOBAL / _PERSISTENT for the type. */
+static void wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		     size_t len, uint8_t type, uint8_t level)
+{
+	struct rxe_send_wqe *wqe = open_wqe(qpx, SV_WR_FLUSH);
+	struct rxe_flush_wr *f;
+
+	if (!wqe)
+		return;
+	if (!type || (type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) ||
+	    level > SV_FLUSH_MR || len > UINT32_MAX) {
+		sv_err("QP %#x: FLUSH with placement type %#x (IBV_FLUSH_GLOBAL 1, IBV_FLUSH_PERSISTENT 2), level %u (IBV_FLUSH_RANGE 0, IBV_FLUSH_MR 1), length %zu",
+		       qpx->qp_base.qp_num, type, level, len);
+		fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+		return;
+	}
+	f = (struct rxe_flush_wr *)&wqe->wr.wr;
+	f->remote_addr = remote_addr;
+	f->length = (uint32_t)len;
+	f->rkey = rkey;
+	f->type = type;
+	f->level = level;
+	wqe->iova = remote_addr;
+	wqe->dma.length = (uint32_t)len;
+	wqe->dma.resid = (uint32_t)len;
+	wqe->dma.num_sge = 0;
+}
+#endif
+
+static void __attribute__((noinline, cold))
+no_data_setter(struct ibv_qp_ex *qpx)
+{
+	sv_err("QP %#x: an ATOMIC WRITE carries its 8 bytes itself, a FLUSH none: no ibv_wr_set_sge*",
+	       qpx->qp_base.qp_num);
+	fail(&qpx_to_rxe(qpx)->batch, EINVAL);
+}
+
 static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
 	struct rxe_send_wqe *wqe = open_wqe(qpx, IBV_WR_LOCAL_INV);
@@ -417,6 +485,8 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		return;
 	if (__builtin_expect(!qpx_to_rxe(qpx)->sq.max_sge, 0))
 		return no_sges(qpx);
+	if (__builtin_expect(!!((RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP) & (1u << wqe->wr.opcode)), 0))
+		return no_data_setter(qpx);
 	wqe->dma.sge[0] = (struct rxe_sge){ .addr = addr, .length = length,
 					    .lkey = lkey };
 	set_len(wqe, length, 1);
@@ -432,6 +502,8 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 
 	if (!wqe)
 		return;
+	if ((RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP) & (1u << wqe->wr.opcode))
+		return no_data_setter(qpx);
 	if (num_sge > qp->sq.max_sge) {
 		sv_err("QP %#x: %zu SGEs, the send queue takes %u",
 		       qpx->qp_base.qp_num, num_sge, qp->sq.max_sge);
@@ -515,7 +587,7 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 
 /* ---- setup -------------------------------------------------------------- */
 
-uint64_t rxe_qp_ex_ops(enum ibv_qp_type type)
+uint64_t rxe_qp_ex_ops(enum ibv_qp_type type, uint64_t caps)
 {
 	const uint64_t sends = IBV_QP_EX_WITH_SEND |
 			       IBV_QP_EX_WITH_SEND_WITH_IMM;
@@ -529,7 +601,14 @@ uint64_t rxe_qp_ex_ops(enum ibv_qp_type type)
 		return uc | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-		       IBV_QP_EX_WITH_LOCAL_INV;
+		       IBV_QP_EX_WITH_LOCAL_INV |
+		       (caps & RXE_CAP_ATOMIC_WRITE ? IBV_QP_EX_WITH_ATOMIC_WRITE : 0) |
+#ifndef SV_PLUGIN_PROVIDER
+		       /* (a plug-in's QP has no wr_flush slot on rdma-core 44) */
+		       (caps & (RXE_CAP_FLUSH_GLOBAL | RXE_CAP_FLUSH_PERSISTENT) ?
+				SV_QP_EX_WITH_FLUSH : 0) |
+#endif
+		       0;
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -554,6 +633,11 @@ void rxe_qp_ex_init(struct rxe_qp *qp)
 	qpx->wr_rdma_read = wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qpx->wr_atomic_write = wr_atomic_write;
+#ifndef SV_PLUGIN_PROVIDER
+	if (qp->ops_ok & RXE_FLUSH_OP)
+		*sv_qp_wr_flush(&qp->core) = wr_flush;
+#endif
 	qpx->wr_local_inv = wr_local_inv;
 	qpx->wr_bind_mw = wr_bind_mw;
 	qpx->wr_set_sge = wr_set_sge;

@@ -32,8 +32,8 @@ _Static_assert((int)IB_UVERBS_WR_RDMA_WRITE == (int)IBV_WR_RDMA_WRITE &&
 #define OP(x) (1u << IBV_WR_##x)
 
 /* Which opcodes each QP type may post (IBTA ch. 10 and what rdma_rxe
- * executes). */
-uint32_t rxe_sq_ops(enum ibv_qp_type type)
+ * executes: ATOMIC WRITE on RC from 6.2, rxe_opcode.c). */
+uint32_t rxe_sq_ops(enum ibv_qp_type type, uint64_t caps)
 {
 	const uint32_t ud = OP(SEND) | OP(SEND_WITH_IMM);
 	const uint32_t uc = ud | OP(RDMA_WRITE) | OP(RDMA_WRITE_WITH_IMM) |
@@ -42,7 +42,8 @@ uint32_t rxe_sq_ops(enum ibv_qp_type type)
 	switch (type) {
 	case IBV_QPT_RC:
 		return uc | OP(RDMA_READ) | OP(ATOMIC_CMP_AND_SWP) |
-		       OP(ATOMIC_FETCH_AND_ADD) | OP(LOCAL_INV);
+		       OP(ATOMIC_FETCH_AND_ADD) | OP(LOCAL_INV) |
+		       (caps & RXE_CAP_ATOMIC_WRITE ? OP(ATOMIC_WRITE) : 0);
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -58,7 +59,7 @@ static inline __attribute__((always_inline)) int fill_op(struct rxe_qp *qp, stru
 {
 	struct rxe_send_wr *kwr = &wqe->wr;
 
-	switch (wr->opcode) {
+	switch ((uint32_t)wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
@@ -95,6 +96,16 @@ static inline __attribute__((always_inline)) int fill_op(struct rxe_qp *qp, stru
 		kwr->wr.atomic.rkey = wr->wr.atomic.rkey;
 		wqe->iova = wr->wr.atomic.remote_addr;
 		return 0;
+	case IBV_WR_ATOMIC_WRITE:
+		if (wr->wr.rdma.remote_addr & 7) {
+			sv_err("QP %#x: ATOMIC WRITE needs an 8-byte aligned remote address",
+			       qp->core.qp.qp_num);
+			return EINVAL;
+		}
+		kwr->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		kwr->wr.rdma.rkey = wr->wr.rdma.rkey;
+		wqe->iova = wr->wr.rdma.remote_addr;
+		return 0;
 	case IBV_WR_BIND_MW: {
 		const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
 
@@ -116,9 +127,43 @@ static inline __attribute__((always_inline)) int fill_op(struct rxe_qp *qp, stru
 		kwr->wr.mw.access = bi->mw_access_flags;
 		return 0;
 	}
+	case SV_WR_FLUSH:
+		sv_err("QP %#x: FLUSH is posted with ibv_wr_flush (an ibv_send_wr has no fields for it)",
+		       qp->core.qp.qp_num);
+		return EINVAL;
 	default: /* LOCAL_INV, SEND_WITH_INV: the key is in ex */
 		return 0;
 	}
+}
+
+/* ATOMIC WRITE's data: the 8 bytes the SGEs (or inline SGEs) describe,
+ * read now and carried in the WQE, where the kernel's requester takes
+ * them (rxe_req.c: dma.atomic_wr). rdma-core's librxe copies the SGEs
+ * themselves there instead (init_send_wqe), so its post_send writes the
+ * first SGE's address; ibv_wr_atomic_write takes the bytes in both. */
+static int __attribute__((noinline))
+fill_atomic_write(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+		  const struct ibv_send_wr *wr)
+{
+	uint8_t *dst = wqe->dma.inline_data;
+	uint64_t len = 0;
+
+	for (int i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len != 8) {
+		sv_err("QP %#x: ATOMIC WRITE carries exactly 8 bytes (SGEs give %llu)",
+		       qp->core.qp.qp_num, (unsigned long long)len);
+		return EINVAL;
+	}
+	for (int i = 0; i < wr->num_sge; i++) {
+		memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		dst += wr->sg_list[i].length;
+	}
+	wqe->dma.length = 8;
+	wqe->dma.resid = 8;
+	wqe->dma.num_sge = 0;
+	return 0;
 }
 
 /* The data: SGEs, or their bytes when inline. 0 or EINVAL. */
@@ -128,6 +173,8 @@ static inline __attribute__((always_inline)) int fill_data(struct rxe_qp *qp, st
 	const int nsge = wr->num_sge;
 	uint64_t len = 0;
 
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE)
+		return fill_atomic_write(qp, wqe, wr);
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		uint8_t *dst = wqe->dma.inline_data;
 
@@ -205,9 +252,13 @@ post_one(struct rxe_qp *qp, const struct ibv_send_wr *wr)
 	int ret;
 
 	if (opcode >= 32 || !(qp->ops_ok & (bit = 1u << opcode))) {
-		sv_err("QP %#x: opcode %d is not valid on this QP type (%d)",
+		sv_err("QP %#x: opcode %d is not valid on this QP type (%d)%s",
 		       qp->core.qp.qp_num, (int)opcode,
-		       (int)qp->core.qp.qp_type);
+		       (int)qp->core.qp.qp_type,
+		       opcode == IBV_WR_ATOMIC_WRITE &&
+				       qp->core.qp.qp_type == IBV_QPT_RC ?
+			       " on this kernel's rxe (RDMA ATOMIC WRITE needs 6.2)" :
+			       "");
 		return EINVAL;
 	}
 	if ((uint32_t)nsge > qp->sq.max_sge || (nsge && !sg)) {
@@ -240,7 +291,7 @@ post_one(struct rxe_qp *qp, const struct ibv_send_wr *wr)
 			return ret;
 	}
 	if (__builtin_expect(nsge == 1 && !(flags & IBV_SEND_INLINE), 1) &&
-	    !(bit & RXE_ATOMIC_OPS)) {
+	    !(bit & (RXE_ATOMIC_OPS | RXE_ATOMIC_WRITE_OP))) {
 		const uint32_t len = sg->length;
 
 		memcpy(&wqe->dma.sge[0], sg, sizeof(struct rxe_sge));

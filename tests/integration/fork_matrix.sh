@@ -22,13 +22,27 @@
 # Shapes: plain (also RDMAV_FORK_SAFE / IBV_FORK_SAFE at load, and
 # examples/fork-classic), overlap, subpage, huge (hugetlbfs 2 MiB pages:
 # raises /proc/sys/vm/nr_hugepages to 16 for the run), big (one 1 GiB MR:
-# needs about 2.5 GiB of guest memory, tests/vm/check-vm gives 3G).
+# needs about 2.5 GiB of guest memory, tests/vm/check-vm gives 3G), odp
+# (every MR IBV_ACCESS_ON_DEMAND, never madvised: see below).
+#
+# odp: first fork-torture on rdma-core (the system's library), one round of
+# fork+exit, as the reference. Where the kernel's rxe has ODP (7.x) that
+# passes, and the cells on softverbs follow, fork safety off / on / late:
+# loopback (the device writes and reads the forking process's ODP memory
+# while it forks; a child reads its own copy of the registered memory, as
+# at fork, and writes it without the parent or the device seeing that),
+# then with the traffic from a peer process (fork-torture --remote on the
+# same rxe0): its RDMA WRITEs must land in the parent's memory, not in a
+# page a child took, its RDMA READs return the parent's current bytes.
+# Where the kernel has no ODP (6.1, 6.12) rdma-core refuses the
+# registration (fork-torture exits 3 naming the errno) and each cell
+# checks that softverbs refuses it with the same errno.
 #
 # Environment: RXE_DEV (tests/vm/run); top_builddir (make check; default
 # the current folder); FORK_MATRIX_ROUNDS rounds per way and cell (2; big 1).
 # Exit: 0 all cells passed; 1 a cell failed; 77 cannot run here.
 set -u
-shape=${1:?usage: fork_matrix.sh plain|overlap|subpage|huge|big}
+shape=${1:?usage: fork_matrix.sh plain|overlap|subpage|huge|big|odp}
 top=${top_builddir:-$(pwd)}
 torture=$top/examples/fork-torture
 classic=$top/examples/fork-classic
@@ -109,6 +123,58 @@ cell() {
 
 t=("$torture" --shape "$shape" --rounds "$rounds")
 ok="^OK: every byte"
+if [ "$shape" = odp ]; then
+    # the program itself, not libtool's wrapper (which puts softverbs first)
+    bin=$top/examples/.libs/fork-torture
+    [ -x "$bin" ] || bin=$torture
+    echo "---- odp on rdma-core (the reference): fork-torture --shape odp --way exit --rounds 1"
+    env LD_LIBRARY_PATH= LD_PRELOAD= ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+        "$bin" --shape odp --way exit --rounds 1 > "$out" 2>&1 < /dev/null
+    rc=$?
+    cat "$out"
+    refusal=$(sed -n 's/^ODP refused: .* failed: \(errno [0-9]* ([^)]*)\), .*/\1/p' "$out")
+    if ! grep -q 'rdma-core (or other) library' "$out"; then
+        sv_result "odp on rdma-core" 0 "fork-torture did not run on rdma-core's library"
+    elif [ $rc = 3 ] && [ -n "$refusal" ]; then
+        echo "rdma-core refuses ODP on $(uname -r): $refusal"
+        for m in off on late; do
+            cell "odp refused as on rdma-core ($refusal), fork safety $m" 3 \
+                "ODP refused: .* failed: $refusal, softverbs library" -- "${t[@]}" --fork-safe $m
+        done
+        sv_name="fork matrix, shape odp (kernel without ODP: the refusal)"
+        sv_finish
+        exit
+    elif [ $rc = 0 ]; then
+        sv_result "odp on rdma-core: fork+exit with ODP MRs (the reference)" 1
+    else
+        sv_result "odp on rdma-core" 0 "exit $rc"
+    fi
+    for m in off on late; do
+        cell "odp, loopback, fork safety $m" 0 "$ok" -- "${t[@]}" --fork-safe $m
+    done
+    port=18610
+    for m in off on late; do
+        port=$((port + 1))
+        # the peer: no maps probe (it may outlive the cell's maps check);
+        # its last line names its library
+        env LD_PRELOAD="${SOFTVERBS_PRELOAD:-}" "$torture" --remote 127.0.0.1 --port $port \
+            > "$work/peer" 2>&1 < /dev/null &
+        peer=$!
+        cell "odp, RDMA WRITE and READ from a peer process, fork safety $m" 0 "$ok" -- \
+            "${t[@]}" --fork-safe $m --listen --port $port
+        wait $peer
+        prc=$?
+        sed 's/^/  peer: /' "$work/peer"
+        if [ $prc = 0 ] && grep -q '^OK: .* READs returned what the parent held (all) (softverbs library)' "$work/peer"; then
+            sv_result "odp, the peer's RDMA READs returned the parent's current bytes, fork safety $m" 1
+        else
+            sv_result "odp, the peer's RDMA READs returned the parent's current bytes, fork safety $m" 0 "peer exit $prc"
+        fi
+    done
+    sv_name="fork matrix, shape odp"
+    sv_finish
+    exit
+fi
 cell "$shape, fork safety off" 0 "$ok" -- "${t[@]}" --fork-safe off
 cell "$shape, ibv_fork_init() first" 0 "$ok" -- "${t[@]}" --fork-safe on
 if [ "$shape" = huge ]; then

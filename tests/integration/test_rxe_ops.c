@@ -293,6 +293,25 @@ START_TEST(test_opcode)
 		gather(rsg, nr, got);
 		check_bytes(got + (ud ? RX_GRH : 0), want, len, "received data");
 	}
+	if (c->type == IBV_QPT_UC && c->opcode == IBV_WR_RDMA_WRITE) {
+		/* UC: the requester completes a WRITE once its packets are
+		 * sent, with no word from the responder, which may still be
+		 * placing them (6.12's rxe runs it from a workqueue). A 0-byte
+		 * SEND after it on the same QP: the responder handles a QP's
+		 * packets in order, so its receive completion comes after
+		 * the WRITE was placed. */
+		struct ibv_send_wr fence = { .wr_id = 0x7000, .opcode = IBV_WR_SEND,
+					     .send_flags = IBV_SEND_SIGNALED };
+
+		rx_post_recv(p.qp[1], 0x9100, NULL, 0);
+		rx_post_send(p.qp[0], &fence);
+		rx_wait_wc(p.scq[0], &wc);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		rx_wait_wc(p.rcq[1], &wc);
+		ck_assert_msg(wc.status == IBV_WC_SUCCESS && wc.wr_id == 0x9100,
+			      "the SEND after the UC WRITE: %s",
+			      ibv_wc_status_str(wc.status));
+	}
 	if (c->opcode == IBV_WR_RDMA_WRITE ||
 	    c->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 		check_bytes(dst.addr + OFF, want, len, "written data");

@@ -92,14 +92,19 @@ START_TEST(layouts_are_those_of_rdma_core)
 }
 END_TEST
 
-/* The built-in providers' QPs follow the verbs.h this was built with
- * (their ibv_qp_ex is that one); their ports are always the newest. */
+/* The built-in providers' QPs are rdma-core 45 and later's, whichever
+ * verbs.h this was built with (44's ibv_qp_ex ends before the wr_flush
+ * slot: the QP keeps the slot, so that programs built against 45 and
+ * later headers find ibv_wr_flush); their ports are always the newest. */
 START_TEST(native_layout_is_this_build)
 {
+	const struct pabi_gen *g45 = pabi_gen_of_release(45);
+
 	ck_assert_uint_eq(sv_native_layout.qp_comp_mask,
 			  offsetof(struct sv_qp, comp_mask));
-	ck_assert_uint_eq(sv_native_layout.qp_comp_mask,
-			  sizeof(struct ibv_qp_ex));
+	ck_assert_uint_eq(sv_native_layout.qp_comp_mask, g45->layout.qp_comp_mask);
+	ck_assert_uint_eq(sv_native_layout.qp_xrcd, g45->layout.qp_xrcd);
+	ck_assert_uint_eq(offsetof(struct sv_qp, ex45.wr_flush), SV_QP_EX_WR_FLUSH_OFF);
 	ck_assert_uint_eq(sv_native_layout.qp_xrcd, offsetof(struct sv_qp, xrcd));
 	ck_assert_uint_eq(sv_native_layout.port_attr_size, 56);
 	ck_assert(sizeof(struct ibv_qp_ex) == 352 || sizeof(struct ibv_qp_ex) == 360);

@@ -90,7 +90,7 @@ static void make_qp(struct rxe_qp *qp, struct fake_q *f, enum ibv_qp_type t)
 	fake_q_make(f, 9, 8);
 	qp->core.qp.qp_type = t;
 	qp->core.qp.state = IBV_QPS_RTS;
-	qp->ops_ok = rxe_sq_ops(t);
+	qp->ops_ok = rxe_sq_ops(t, 0);
 	ck_assert_int_eq(rxe_wq_init(&qp->sq, f->fd, &f->mi,
 				     sizeof(struct rxe_send_wqe), 4, 128), 0);
 	/* slots hold what earlier WQEs left: posting must reset the
