@@ -2194,7 +2194,7 @@ START_TEST(create_qp_ex2_and_open_qp_by_generation)
 	use_release(56);
 	set_wreply(&r2, sizeof(r2));
 	memset(&q56, 0xff, sizeof(q56));
-	ck_assert_int_eq(ibv_cmd_create_qp_ex2(ibctx, (struct verbs_qp *)&q56,
+	ck_assert_int_eq(pabi_cmd_create_qp_ex2_34(ibctx, (struct verbs_qp *)&q56,
 					       &attr, &cmd2, sizeof(cmd2), &resp2,
 					       sizeof(resp2)), 0);
 	ck_assert_uint_eq(q56.qp.handle, 0x51);
@@ -2204,7 +2204,7 @@ START_TEST(create_qp_ex2_and_open_qp_by_generation)
 
 	use_release(44);
 	memset(&q44, 0xff, sizeof(q44));
-	ck_assert_int_eq(ibv_cmd_create_qp_ex2(ibctx, (struct verbs_qp *)&q44,
+	ck_assert_int_eq(pabi_cmd_create_qp_ex2_34(ibctx, (struct verbs_qp *)&q44,
 					       &attr, &cmd2, sizeof(cmd2), &resp2,
 					       sizeof(resp2)), 0);
 	ck_assert_uint_eq(q44.comp_mask, 0);
@@ -2345,7 +2345,7 @@ START_TEST(create_cq_ex2_write_or_ioctl)
 	d = pv_init(&drv, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 2, NULL);
 	set_wreply(&r, sizeof(r));
 	memset(&cq, 0, sizeof(cq));
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), 0);
 	ck_assert_int_eq(nwrites, 1);
@@ -2368,7 +2368,7 @@ START_TEST(create_cq_ex2_write_or_ioctl)
 	memset(&cq, 0, sizeof(cq));
 	memset(&resp, 0, sizeof(resp));
 	ibctx->async_fd = 44;
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), 0);
 	ck_assert_int_eq(nwrites, 0);
@@ -2397,13 +2397,13 @@ START_TEST(create_cq_ex2_write_or_ioctl)
 	nioctls = 0;
 	ioctl_errno = EINVAL;
 	memset(&cq, 0, sizeof(cq));
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), EINVAL);
 	ck_assert_uint_eq(cq.cq.handle, 0);
 	/* attributes the kernel cannot take */
 	attr.comp_mask = 1u << 7;
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), EOPNOTSUPP);
 }
