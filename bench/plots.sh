@@ -4,7 +4,8 @@
 # bench/plots.sh -- the benchmarks' tables as SVG charts (gnuplot):
 #
 #   fork-latency.txt -> fork-latency.svg  fork() time against registered
-#                       memory, fork safety off and on, both libraries
+#                       memory, fork safety off and on, both libraries; and
+#                       against the number of pages registered in part
 #   forkmap.txt      -> forkmap.svg       register/deregister pair cost
 #                       against live ranges, both libraries, log-log
 #   verbs-instr.txt  -> verbs-instr.svg   userspace instructions per verb,
@@ -67,8 +68,17 @@ plot_fork_latency() {
     awk '$2 == "MiB" && ($3 == "rdma-core" || $3 == "softverbs") && ($4 == "off" || $4 == "on") &&
          $1 ~ /^[0-9]+$/ && $5 ~ /^[0-9.]+$/ { print $3 "-" $4, $1, $5, $7 }' "$in" > "$tmp/fl"
     if [ "$(wc -l < "$tmp/fl")" -lt 4 ]; then echo "bench/plots: $in: no fork-latency rows"; return 1; fi
+    # rows: "1000   pages rdma-core  whole    SIGSEGV  12.34  20.00"
+    awk '$2 == "pages" && $1 ~ /^[0-9]+$/ && ($3 == "rdma-core" || $3 == "softverbs") &&
+         ($4 == "whole" || $4 == "partial") && $6 ~ /^[0-9.]+$/ { print $3 "-" $4, $1, $6 }' "$in" > "$tmp/fp"
     {
-        svg_head 820 480
+        if [ -s "$tmp/fp" ]; then
+            svg_head 1400 480
+            echo 'set multiplot layout 1,2'
+            echo 'set key right center inside box opaque'
+        else
+            svg_head 820 480
+        fi
         echo 'set title "fork() in a process with one registered MR (median; test VM, QEMU/TCG)"'
         echo 'set xlabel "registered memory (MiB)"; set ylabel "fork() time (ms)"'
         echo 'set logscale xy 2; set logscale y 10; set format y "%g"'
@@ -80,6 +90,19 @@ plot_fork_latency() {
         echo '     $softverbs_off w lp lw 2 pt 5 dt 2 lc rgb "#2471a3" t "softverbs, fork safety off", \'
         echo '     $rdma_core_on  w lp lw 2 pt 7 lc rgb "#c0392b" t "rdma-core, fork safety on", \'
         echo '     $softverbs_on  w lp lw 2 pt 5 lc rgb "#2471a3" t "softverbs, fork safety on"'
+        if [ -s "$tmp/fp" ]; then
+            echo 'set title "fork() with N pages each registered in part (1 KiB MR each; fork safety on)"'
+            echo 'set key right bottom inside box opaque'
+            echo 'set xlabel "pages registered in part (N)"'
+            echo "set xtics ($(cut -d' ' -f2 "$tmp/fp" | sort -n -u | awk '{ printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $1, $1 }'))"
+            for s in rdma-core-whole softverbs-partial softverbs-whole; do
+                echo "\$${s//-/_} << EOD"; awk -v s="$s" '$1 == s { print $2, $3 }' "$tmp/fp"; echo "EOD"
+            done
+            echo 'plot $rdma_core_whole w lp lw 2 pt 7 lc rgb "#c0392b" t "rdma-core (whole pages DONTFORK: the child loses them)", \'
+            echo '     $softverbs_whole w lp lw 2 pt 5 dt 2 lc rgb "#2471a3" t "softverbs, SOFTVERBS_FORK_WHOLE_PAGES=1 (the same)", \'
+            echo '     $softverbs_partial w lp lw 2 pt 5 lc rgb "#2471a3" t "softverbs (the kernel copies them: the child keeps them)"'
+            echo 'unset multiplot'
+        fi
     } > "$tmp/fl.gp"
     gnuplot "$tmp/fl.gp" > "$out" && echo "bench/plots: $out"
 }

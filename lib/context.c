@@ -111,6 +111,7 @@ int sv_context_finish_open(struct verbs_context *vctx)
 	struct ibv_context *ctx = &vctx->context;
 
 	sv_context_install_ops(vctx);
+	sv_inherit_context_add(vctx);
 	if (ctx->async_fd < 0)
 		sv_warn("%s: the provider's context has no async event fd; ibv_get_async_event will fail",
 			ctx->device->name);
@@ -222,6 +223,13 @@ SV_EXPORT int ibv_close_device(struct ibv_context *context)
 	if (!context || context->abi_compat != __VERBS_ABI_IS_EXTENDED)
 		return EINVAL;
 	priv = sv_priv(context);
+	/* In a forked child, closing an inherited context frees the child's
+	 * copies and closes the child's descriptors only: no command reaches
+	 * the kernel, the parent's objects stay. */
+	if (sv_inherited(context))
+		sv_dbg("%s: closing context %p inherited from the parent process",
+		       context->device->name, (void *)context);
+	sv_inherit_context_del(container_of(context, struct verbs_context, context));
 	if (priv->from_rdma_core) {
 		/* the provider frees its context and calls
 		 * verbs_uninit_context, which closes the fds and drops the

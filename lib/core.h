@@ -49,6 +49,29 @@ int sv_fork_mr_forget(const void *mr, void *base, size_t len);
  * listing or registration (sv_fork_range_add calls it itself). */
 void sv_fork_env_first_use(void);
 
+/* ---- objects inherited through fork (lib/inherit.c) --------------------- */
+/* Every open context is listed (from sv_context_finish_open to
+ * ibv_close_device), and every extended QP and CQ (whose ibv_wr_* and
+ * polling functions live in the object): in a forked child all of them
+ * refuse their verbs with EPERM. object_add: 0 or ENOMEM; object_del of
+ * an object never added does nothing. */
+#define SV_INHERIT_QP_EX 1
+#define SV_INHERIT_CQ_EX 2
+void sv_inherit_context_add(struct verbs_context *vctx);
+void sv_inherit_context_del(struct verbs_context *vctx);
+int sv_inherit_object_add(struct ibv_context *ctx, void *obj, int kind);
+void sv_inherit_object_del(void *obj);
+/* 1 if ctx (one of ours) was opened by an ancestor of this process. */
+int sv_inherited(struct ibv_context *ctx);
+/* 0, or (inherited) EPERM with the one log line naming verb. */
+int sv_inherit_check(struct ibv_context *ctx, const char *verb);
+/* The table an inherited context's ops become (tests). */
+const struct sv_context_ops *sv_inherit_refusing_ops(void);
+/* pthread_atfork, called by fork.c's handlers */
+void sv_inherit_fork_prepare(void);
+void sv_inherit_fork_parent(void);
+void sv_inherit_fork_child(void);
+
 /* ---- sysfs (lib/sysfs.c) ------------------------------------------------ */
 /* The sysfs root: $SYSFS_PATH (not for setuid programs), else "/sys";
  * never with a trailing slash. Read once. */

@@ -25,6 +25,11 @@ ibv_create_comp_channel(struct ibv_context *context)
 		errno = EINVAL;
 		return NULL;
 	}
+	ret = sv_inherit_check(context, "ibv_create_comp_channel");
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return NULL;
@@ -74,6 +79,12 @@ SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 		errno = EINVAL;
 		return -1;
 	}
+	/* the channel's file is the parent's too: its events are the
+	 * parent's */
+	if (valid_ctx(channel->context) && sv_inherit_check(channel->context, "ibv_get_cq_event")) {
+		errno = EPERM;
+		return -1;
+	}
 	n = read(channel->fd, &ev, sizeof(ev));
 	if (n != (ssize_t)sizeof(ev)) {
 		if (n >= 0)
@@ -107,6 +118,10 @@ SV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 
 	if (!valid_ctx(context) || !event) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (sv_inherit_check(context, "ibv_get_async_event")) {
+		errno = EPERM;
 		return -1;
 	}
 	n = read(context->async_fd, &ev, sizeof(ev));

@@ -6,7 +6,22 @@
  * all and return 0 where rdma-core returns EINVAL. While it is off, an MR
  * is only noted in a hash set (mr_notes, a few dozen instructions); the
  * notes become range-map entries (refcounts, no madvise) when
- * ibv_fork_init() arrives or the stats are asked for. */
+ * ibv_fork_init() arrives or the stats are asked for.
+ *
+ * Partly registered pages. MADV_DONTFORK works on whole pages, so a
+ * child loses every byte that shares a page with registered memory:
+ * heap data next to a malloc'd buffer, a Python object, a stdio buffer.
+ * A kernel that reports copy-on-fork (RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK,
+ * Linux 5.12 on) copies each DMA-pinned anonymous page into the child at
+ * fork time instead of sharing it (mm/memory.c copy_present_pte ->
+ * copy_present_page; kmod-notes/fork.md), which keeps the parent's pinned
+ * page in place. There the map holds exact byte ranges and DONTFORKs only
+ * the pages that registered memory covers entirely; a page only partly
+ * covered (at most two per registration) is left to the kernel's copy,
+ * so fork() stays flat and the child keeps every byte it did not
+ * register. Without copy-on-fork (or with SOFTVERBS_FORK_WHOLE_PAGES set)
+ * ranges are rounded out to whole pages, as rdma-core does. Which of the
+ * two is decided once, before the first range enters the map. */
 #include "config.h"
 
 #include <errno.h>
@@ -38,6 +53,10 @@ static size_t base_page;
 static atomic_int huge_safe;
 /* Copy-on-fork as the kernel reported it: -1 not asked yet, else 0/1. */
 static atomic_int copy_on_fork = -1;
+/* 1: partly registered pages are left to the kernel (exact byte ranges
+ * in the map); 0: ranges rounded out to whole pages; -1: not decided
+ * yet (decided before the first insert, then fixed). */
+static atomic_int exact_pages = -1;
 static range_map_advise_fn probe_advise = madvise;
 
 /* MRs registered while fork safety was off, not yet in the map: an
@@ -81,6 +100,7 @@ static int env_on(const char *name)
 
 static void atfork_prepare(void)
 {
+	sv_inherit_fork_prepare();
 	notes_lock();
 	range_map_fork_prepare(&fork_map);
 	sv_pagesize_fork_prepare();
@@ -91,13 +111,23 @@ static void atfork_parent(void)
 	sv_pagesize_fork_parent();
 	range_map_fork_parent(&fork_map);
 	notes_unlock();
+	sv_inherit_fork_parent();
 }
 
 static void atfork_child(void)
 {
 	sv_pagesize_fork_child();
+	/* None of the parent's registrations is the child's: the map and the
+	 * notes start empty (the verbs on inherited MRs fail, see
+	 * lib/inherit.c, so nothing would ever remove them). */
 	range_map_fork_child(&fork_map);
+	free(notes.slot);
+	notes.slot = NULL;
+	notes.mask = 0;
+	notes.count = 0;
+	atomic_store_explicit(&notes_count, 0, memory_order_relaxed);
 	atomic_store(&notes.lock, 0);
+	sv_inherit_fork_child();
 }
 
 static int copy_on_fork_reported(void)
@@ -118,6 +148,21 @@ static int copy_on_fork_reported(void)
 
 static int notes_flush(int for_good);
 
+/* Decide, once, how ranges enter the map (exact_pages). Before the
+ * first insert: ibv_fork_init(), sv_fork_range_add, the stats. */
+static int exact_pages_decide(void)
+{
+	int exact = atomic_load(&exact_pages);
+
+	if (exact < 0) {
+		exact = copy_on_fork_reported() && !env_on("SOFTVERBS_FORK_WHOLE_PAGES");
+		atomic_store(&exact_pages, exact);
+		sv_dbg("%s", exact ? "copy-on-fork kernel: pages registered only in part are left to the kernel's copy at fork"
+				   : "registered ranges are rounded out to whole pages");
+	}
+	return exact;
+}
+
 /* ibv_fork_init(), also run by fork_setup() at load.
  * 0 or a positive errno. */
 static int fork_init(void)
@@ -129,12 +174,15 @@ static int fork_init(void)
 		atomic_store(&huge_safe, 1);
 	if (range_map_is_active(&fork_map))
 		return 0;
-	/* Even where the kernel reports copy-on-fork, protection is applied,
-	 * as rdma-core 44 does: the kernel then copies every pinned page into
-	 * the child eagerly, so without MADV_DONTFORK fork() time and the
-	 * child's memory grow with the registered size, and the child sees
-	 * the registered data. ibv_is_fork_initialized() still answers
-	 * IBV_FORK_UNNEEDED there, as its man page says. */
+	/* Even where the kernel reports copy-on-fork, protection is applied
+	 * to the pages registered memory covers entirely: the kernel would
+	 * otherwise copy every pinned page into the child eagerly, so fork()
+	 * time and the child's memory would grow with the registered size
+	 * (rdma-core 56's ibv_fork_init() does nothing there, and pays
+	 * that). The pages registered only in part are left to that copy.
+	 * ibv_is_fork_initialized() still answers IBV_FORK_UNNEEDED there,
+	 * as its man page says. */
+	exact_pages_decide();
 
 	/* Can madvise(MADV_DONTFORK) be used here at all? */
 	page = mmap(NULL, base_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -208,88 +256,146 @@ __attribute__((constructor(102))) static void fork_setup(void)
 
 	base_page = ps > 0 ? (size_t)ps : 4096;
 	page_shift = (unsigned int)__builtin_ctzl(base_page);
-	range_map_init(&fork_map, page_shift, NULL);
+	/* bytes, madvised in base pages */
+	range_map_init(&fork_map, 0, NULL);
+	range_map_set_grain(&fork_map, page_shift);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	fork_env_apply("at library load");
 }
 
-/* Align [*first, *end) (page numbers) out to the page size backing each
- * end. Ranges spanning several mappings only need their two ends
- * widened: mappings wholly inside are covered whatever their page size.
- * Returns 1 when an end lies in a mapping with pages larger than the
- * base page. */
+/* The page size backing each end of [first, end) (bytes): 0 when both
+ * ends lie in base-page mappings, else the larger huge page size of the
+ * two (*lo_ps, *hi_ps get each end's, for widening). Ranges spanning
+ * several mappings only need their ends looked at: mappings wholly
+ * inside are covered whatever their page size. */
+static size_t huge_size(uintptr_t first, uintptr_t end, size_t *lo_ps, size_t *hi_ps)
+{
+	uintptr_t vma_end = 0;
+	size_t lo = sv_mapping_page_size(first, &vma_end), hi = lo;
+
+	/* Ask again for the last byte unless it lies in the same mapping. */
+	if (!lo || end - 1 >= vma_end)
+		hi = sv_mapping_page_size(end - 1, NULL);
+	*lo_ps = lo > base_page ? lo : base_page;
+	*hi_ps = hi > base_page ? hi : base_page;
+	return *lo_ps > base_page || *hi_ps > base_page ? (*lo_ps > *hi_ps ? *lo_ps : *hi_ps) : 0;
+}
+
+/* Round [*first, *end) out to the page size backing each end (whole-page
+ * mode). 1 when an end lies in a mapping with pages larger than the base
+ * page. */
 static int widen(uintptr_t *first, uintptr_t *end)
 {
-	uintptr_t vma_end = 0, lo = *first, hi = *end;
-	size_t ps = sv_mapping_page_size(lo << page_shift, &vma_end);
-	int huge = 0;
+	size_t lo_ps, hi_ps;
 
-	if (ps > base_page) {
-		lo &= ~((ps >> page_shift) - 1);
-		huge = 1;
-	}
-	/* Ask again for the last page unless it lies in the same mapping. */
-	if (!ps || ((hi - 1) << page_shift) >= vma_end)
-		ps = sv_mapping_page_size((hi - 1) << page_shift, NULL);
-	if (ps > base_page) {
-		uintptr_t pages = ps >> page_shift;
+	if (!huge_size(*first, *end, &lo_ps, &hi_ps))
+		return 0;
+	*first &= ~(uintptr_t)(lo_ps - 1);
+	*end = (*end + hi_ps - 1) & ~(uintptr_t)(hi_ps - 1);
+	return 1;
+}
 
-		hi = (hi + pages - 1) & ~(pages - 1);
-		huge = 1;
-	}
-	*first = lo;
-	*end = hi;
-	return huge;
+/* The flags of a range in a huge-page mapping in exact mode: the huge
+ * page is the unit of DONTFORK there (the same rule at its size), or 0. */
+static unsigned int huge_grain(uintptr_t first, uintptr_t end)
+{
+	size_t lo_ps, hi_ps, ps = huge_size(first, end, &lo_ps, &hi_ps);
+
+	return ps ? RANGE_MAP_HUGE | RANGE_MAP_GRAIN(__builtin_ctzl(ps)) : 0;
 }
 
 /* A range in a hugetlbfs mapping that is aligned to its huge pages gets
  * no EINVAL from madvise to give it away, so ranges aligned to the
  * smallest huge page (2 MiB on x86-64) are looked up: rare for ordinary
  * buffers except large ones, whose pinning costs far more than the one
- * lookup (~0.6 us). */
+ * lookup (~0.6 us). In exact mode, a range that covers no whole huge
+ * page gets no madvise either: looked up only once an insert says so. */
 #define SMALLEST_HUGE_PAGE (2ul << 20)
 
 static int huge_aligned(uintptr_t first, uintptr_t end)
 {
-	uintptr_t pages = SMALLEST_HUGE_PAGE >> page_shift;
-
-	return pages > 1 && !(first & (pages - 1)) && !(end & (pages - 1));
+	return !(first & (SMALLEST_HUGE_PAGE - 1)) && !(end & (SMALLEST_HUGE_PAGE - 1));
 }
 
-static int to_pages(const void *base, size_t len, uintptr_t *first, uintptr_t *end)
+/* [*first, *end) in bytes, with room to round the end up to a huge page
+ * without overflow (user addresses end far below the top). */
+static int to_bytes(const void *base, size_t len, uintptr_t *first, uintptr_t *end)
 {
 	uintptr_t s = (uintptr_t)base;
 
-	if (len - 1 > UINTPTR_MAX - s) {
+	if (len > UINTPTR_MAX - s || s + len > UINTPTR_MAX - (1ul << 30)) {
 		sv_err("range %p + %zu wraps around the address space", base, len);
 		return -EINVAL;
 	}
-	*first = s >> page_shift;
-	*end = ((s + (len - 1)) >> page_shift) + 1;
+	*first = s;
+	*end = s + len;
 	return 0;
+}
+
+static int range_add_exact(void *base, size_t len, uintptr_t first, uintptr_t end)
+{
+	unsigned int flags = 0;
+	int ret;
+
+	if (atomic_load(&huge_safe) || huge_aligned(first, end))
+		flags = huge_grain(first, end);
+	ret = range_map_insert(&fork_map, first, end, flags);
+	/* A hugetlbfs mapping shows itself by the kernel's EINVAL (it cannot
+	 * be split at a base page boundary) or by the map (another range in
+	 * the same huge page): only then is the page size looked up. */
+	if ((ret == -EINVAL || ret == RANGE_MAP_WIDEN) && !flags && (flags = huge_grain(first, end))) {
+		sv_dbg("%p + %zu lies in a huge-page mapping: its pages are %lu KiB", base, len,
+		       (1ul << RANGE_MAP_GRAIN_SHIFT(flags)) >> 10);
+		ret = range_map_insert(&fork_map, first, end, flags);
+	}
+	return ret;
+}
+
+static int range_add_whole(void *base, size_t len, uintptr_t first, uintptr_t end)
+{
+	unsigned int flags = 0;
+	int ret;
+
+	/* Partly registered pages become DONTFORK whole: the child loses
+	 * their other bytes (a kernel without copy-on-fork would hand it the
+	 * pinned page otherwise, and the parent a copy). */
+	if ((first | end) & (base_page - 1)) {
+		uintptr_t fp = first & ~(uintptr_t)(base_page - 1);
+		uintptr_t lp = (end - 1) & ~(uintptr_t)(base_page - 1);
+
+		sv_dbg("%p + %zu covers page %#lx%s only in part: all of %s is MADV_DONTFORK, a child loses the rest",
+		       base, len, (unsigned long)(first & (base_page - 1) ? fp : lp),
+		       (first & (base_page - 1)) && (end & (base_page - 1)) && fp != lp ? " (and the last)" : "",
+		       (first & (base_page - 1)) && (end & (base_page - 1)) && fp != lp ? "both" : "it");
+	}
+	first &= ~(uintptr_t)(base_page - 1);
+	end = (end + base_page - 1) & ~(uintptr_t)(base_page - 1);
+	if ((atomic_load(&huge_safe) || huge_aligned(first, end)) && widen(&first, &end))
+		flags = RANGE_MAP_HUGE;
+	ret = range_map_insert(&fork_map, first, end, flags);
+	/* Without RDMAV_HUGEPAGES_SAFE, a hugetlbfs mapping shows itself by
+	 * the kernel's EINVAL or by the map (another range in the same huge
+	 * page): only then is the page size looked up. */
+	if ((ret == -EINVAL || ret == RANGE_MAP_WIDEN) && !flags && widen(&first, &end)) {
+		sv_dbg("%p + %zu lies in a huge-page mapping: widened to [%#lx, %#lx)", base, len,
+		       (unsigned long)first, (unsigned long)end);
+		ret = range_map_insert(&fork_map, first, end, RANGE_MAP_HUGE);
+	}
+	return ret;
 }
 
 static int range_add(void *base, size_t len)
 {
 	uintptr_t first, end;
-	unsigned int flags = 0;
 	int ret;
 
-	ret = to_pages(base, len, &first, &end);
+	ret = to_bytes(base, len, &first, &end);
 	if (ret)
 		return ret;
-	if ((atomic_load(&huge_safe) || huge_aligned(first, end)) && widen(&first, &end))
-		flags = RANGE_MAP_HUGE;
-	ret = range_map_insert(&fork_map, first, end, flags);
-	/* Without RDMAV_HUGEPAGES_SAFE, a hugetlbfs mapping shows itself by
-	 * the kernel's EINVAL (it cannot be split at a base page boundary)
-	 * or by the map (another range in the same huge page): only then is
-	 * the page size looked up. */
-	if ((ret == -EINVAL || ret == RANGE_MAP_WIDEN) && !flags && widen(&first, &end)) {
-		sv_dbg("%p + %zu lies in a huge-page mapping: widened to [%#lx, %#lx)", base, len,
-		       (unsigned long)(first << page_shift), (unsigned long)(end << page_shift));
-		ret = range_map_insert(&fork_map, first, end, RANGE_MAP_HUGE);
-	}
+	if (exact_pages_decide())
+		ret = range_add_exact(base, len, first, end);
+	else
+		ret = range_add_whole(base, len, first, end);
 	if (ret == RANGE_MAP_WIDEN) /* the lookup disagrees with the map */
 		ret = -EINVAL;
 	if (ret)
@@ -313,17 +419,24 @@ int sv_fork_range_del(void *base, size_t len)
 
 	if (!base || !len)
 		return 0;
-	ret = to_pages(base, len, &first, &end);
+	ret = to_bytes(base, len, &first, &end);
 	if (ret)
 		return ret;
-	if (atomic_load(&huge_safe) || huge_aligned(first, end)) {
-		widen(&first, &end);
-		widened = 1;
-	}
-	ret = range_map_remove(&fork_map, first, end, widened);
-	if (ret == RANGE_MAP_WIDEN) {
-		widen(&first, &end);
+	if (exact_pages_decide()) {
+		/* exact bytes, as inserted (a huge page size is in the map) */
 		ret = range_map_remove(&fork_map, first, end, 1);
+	} else {
+		first &= ~(uintptr_t)(base_page - 1);
+		end = (end + base_page - 1) & ~(uintptr_t)(base_page - 1);
+		if (atomic_load(&huge_safe) || huge_aligned(first, end)) {
+			widen(&first, &end);
+			widened = 1;
+		}
+		ret = range_map_remove(&fork_map, first, end, widened);
+		if (ret == RANGE_MAP_WIDEN) {
+			widen(&first, &end);
+			ret = range_map_remove(&fork_map, first, end, 1);
+		}
 	}
 	if (ret)
 		sv_err("cannot release %p + %zu: %s", base, len, strerror(-ret));
@@ -512,7 +625,7 @@ SV_EXPORT int ibv_dofork_range(void *base, size_t size)
 	/* Cleanup code may release what it never registered: rdma-core
 	 * returns 0 for that, so do the same and change nothing. A range
 	 * only partly registered is still an error (EINVAL, nothing done). */
-	if (base && size && !to_pages(base, size, &first, &end) &&
+	if (base && size && !to_bytes(base, size, &first, &end) &&
 	    !range_map_overlaps(&fork_map, first, end)) {
 		sv_dbg("ibv_dofork_range(%p, %zu): nothing registered there, nothing to do", base,
 		       size);
@@ -535,6 +648,7 @@ SV_EXPORT int softverbs_fork_stats(struct softverbs_fork_stats *stats, size_t si
 		return EINVAL;
 	/* the stats count what is registered: build the map from the notes
 	 * (refcounts only while fork safety is off) */
+	exact_pages_decide();
 	if (notes_flush(0))
 		sv_dbg("fork stats: some MR notes could not enter the map");
 	range_map_get_stats(&fork_map, &ms);
@@ -542,7 +656,8 @@ SV_EXPORT int softverbs_fork_stats(struct softverbs_fork_stats *stats, size_t si
 	st.fork_safe = range_map_is_active(&fork_map);
 	st.huge_pages_safe = atomic_load(&huge_safe);
 	st.live_ranges = ms.live_ranges;
-	st.protected_pages = st.fork_safe ? ms.pages : 0;
+	st.protected_pages = st.fork_safe ? ms.covered_pages : 0;
+	st.partial_pages = ms.pages - ms.covered_pages;
 	st.madvise_calls = ms.madvise_calls;
 	st.madvise_failures = ms.madvise_failures;
 	st.tracked_pages = ms.pages;
@@ -567,4 +682,5 @@ void sv_fork_set_advise(range_map_advise_fn advise)
 void sv_fork_set_copy_on_fork(int cof)
 {
 	atomic_store(&copy_on_fork, cof);
+	atomic_store(&exact_pages, -1); /* decided again (the map is empty) */
 }

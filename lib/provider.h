@@ -357,6 +357,12 @@ struct verbs_ex_private {
 	/* rdma-core providers only: their free_context, NULL for ours */
 	void (*free_context)(struct ibv_context *ctx);
 	int from_rdma_core;         /* made by an rdma-core provider */
+	/* lib/inherit.c: the process generation it was opened in (another
+	 * one: inherited through fork), and the list of open contexts
+	 * (guarded by inherit.c's lock) */
+	unsigned int generation;
+	struct verbs_context *vctx;
+	struct verbs_ex_private *live_prev, *live_next;
 };
 
 struct sv_context {

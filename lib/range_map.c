@@ -13,12 +13,20 @@
 /* Entries per block when a window is written back: room to grow. */
 #define FILL (BLK * 3 / 4)
 
-void range_map_init(struct range_map *m, unsigned int page_shift, range_map_advise_fn advise)
+void range_map_init(struct range_map *m, unsigned int unit_shift, range_map_advise_fn advise)
 {
 	memset(m, 0, sizeof(*m));
 	pthread_mutex_init(&m->lock, NULL);
-	m->page_shift = page_shift;
+	m->unit_shift = unit_shift;
 	m->advise = advise ? advise : madvise;
+}
+
+void range_map_set_grain(struct range_map *m, unsigned int grain_shift)
+{
+	pthread_mutex_lock(&m->lock);
+	m->grain_shift = grain_shift;
+	m->grain_mask = ((uintptr_t)1 << grain_shift) - 1;
+	pthread_mutex_unlock(&m->lock);
 }
 
 void range_map_destroy(struct range_map *m)
@@ -59,6 +67,17 @@ static uintptr_t umin(uintptr_t a, uintptr_t b)
 static size_t zmax(size_t a, size_t b)
 {
 	return a > b ? a : b;
+}
+
+/* Round down and up to a page of g units (a power of 2). */
+static uintptr_t pdown(uintptr_t x, uintptr_t g)
+{
+	return x & ~(g - 1);
+}
+
+static uintptr_t pup(uintptr_t x, uintptr_t g)
+{
+	return (x + g - 1) & ~(g - 1);
 }
 
 /* ---- searching a sorted run of entries -------------------------------- */
@@ -375,9 +394,9 @@ static void window_commit(struct range_map *m, const struct window *w, size_t no
 /* ---- madvise edges (lock held) ---------------------------------------- */
 
 enum edge_kind {
-	EDGE_GAPS, /* pages of [first, end) with no reference: 0->1 on insert */
-	EDGE_LAST, /* pages of [first, end) with one reference: 1->0 on remove */
-	EDGE_ALL,  /* every page in the map: activation */
+	EDGE_GAPS, /* units of [first, end) with no reference: 0->1 on insert */
+	EDGE_LAST, /* units of [first, end) with one reference: 1->0 on remove */
+	EDGE_ALL,  /* every unit in the map: activation */
 };
 
 struct edge_it {
@@ -385,10 +404,11 @@ struct edge_it {
 	enum edge_kind kind;
 	size_t i, hi;
 	uintptr_t cur, first, end;
+	unsigned int run_shift; /* EDGE_ALL: the largest RANGE_MAP_GRAIN in the run */
 };
 
-/* Next maximal run of pages to madvise, as [*es, *ee). Runs that touch
- * are joined, so each is one madvise call. */
+/* Next maximal run of units whose state changes, as [*es, *ee). Runs
+ * that touch are joined. */
 static int edge_next(struct edge_it *it, uintptr_t *es, uintptr_t *ee)
 {
 	int found = 0;
@@ -418,9 +438,13 @@ static int edge_next(struct edge_it *it, uintptr_t *es, uintptr_t *ee)
 		if (it->kind == EDGE_ALL || x->refcnt == 1) {
 			if (found && a != *ee)
 				return 1;
-			if (!found)
+			if (!found) {
 				*es = a;
+				it->run_shift = 0;
+			}
 			*ee = b;
+			if (RANGE_MAP_GRAIN_SHIFT(x->flags) > it->run_shift)
+				it->run_shift = RANGE_MAP_GRAIN_SHIFT(x->flags);
 			found = 1;
 		} else if (found) {
 			return 1;
@@ -429,10 +453,168 @@ static int edge_next(struct edge_it *it, uintptr_t *es, uintptr_t *ee)
 	return found;
 }
 
+/* ---- from units to pages (lock held) ----------------------------------- */
+
+/* 1 if every unit of [ps, pe) is in a range of the map or in [xa, xb)
+ * (the range an insert adds; xa == xb for none). */
+static int page_covered(const struct range_map *m, uintptr_t ps, uintptr_t pe, uintptr_t xa,
+			uintptr_t xb)
+{
+	size_t bi = block_lo(m, ps), i = 0;
+	uintptr_t cur = ps;
+
+	if (bi < m->nblk)
+		i = find_lo(m->blk[bi].b->e, m->blk[bi].b->n, ps);
+	for (;;) {
+		const struct range_map_entry *x;
+
+		if (cur >= pe)
+			return 1;
+		if (xa <= cur && cur < xb) {
+			cur = xb;
+			continue;
+		}
+		while (bi < m->nblk && (i >= m->blk[bi].b->n || m->blk[bi].b->e[i].end <= cur)) {
+			if (i >= m->blk[bi].b->n) {
+				bi++;
+				i = 0;
+			} else {
+				i++;
+			}
+		}
+		if (bi == m->nblk)
+			return 0;
+		x = &m->blk[bi].b->e[i];
+		if (x->first > cur)
+			return 0;
+		cur = x->end;
+	}
+}
+
+/* Some range of the map with RANGE_MAP_GRAIN(shift) lies in the page of
+ * 1 << shift units holding unit u. */
+static int grain_in_page(const struct range_map *m, uintptr_t u, unsigned int shift)
+{
+	uintptr_t g = (uintptr_t)1 << shift, ps = pdown(u, g), pe = ps + g;
+
+	for (size_t bi = block_lo(m, ps); bi < m->nblk; bi++) {
+		const struct range_map_block *b = m->blk[bi].b;
+
+		for (size_t i = find_lo(b->e, b->n, ps); i < b->n; i++) {
+			if (b->e[i].first >= pe)
+				return 0;
+			if (RANGE_MAP_GRAIN_SHIFT(b->e[i].flags) == shift)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The page size, in units, at which an operation on [first, end) with
+ * flags judges pages: the map's grain, or the huge page's when the range,
+ * a range it overlaps (lo..hi of v) or a range in the same huge page as
+ * one of its ends was registered in a huge-page mapping. Per operation,
+ * not per page: a range spanning a small-page and a huge-page mapping is
+ * judged at the huge size at both ends, which leaves more of the small
+ * pages to the kernel's copy-on-fork, never fewer. */
+static uintptr_t op_grain(const struct range_map *m, const struct range_map_entry *v, size_t lo,
+			  size_t hi, uintptr_t first, uintptr_t end, unsigned int flags)
+{
+	unsigned int sh = RANGE_MAP_GRAIN_SHIFT(flags);
+
+	for (size_t i = lo; i < hi; i++)
+		if (RANGE_MAP_GRAIN_SHIFT(v[i].flags) > sh)
+			sh = RANGE_MAP_GRAIN_SHIFT(v[i].flags);
+	if (m->huge_shifts)
+		for (unsigned int s = 31; s > sh; s--)
+			if ((m->huge_shifts & (1u << s)) &&
+			    (grain_in_page(m, first, s) || grain_in_page(m, end - 1, s)))
+				sh = s;
+	return (uintptr_t)1 << (sh > m->grain_shift ? sh : m->grain_shift);
+}
+
+/* The units [*lo, *hi) within which an insert (ins) or a remove of
+ * [first, end) changes pages of g units: every page wholly inside the
+ * range, and each end page it only partly holds whose coverage changes
+ * -- for an insert, one that the map and the range then cover wholly,
+ * for a remove, one that the map covered wholly. Runs of changed units
+ * are rounded out to pages and clipped to this (page_next). */
+static void op_span(const struct range_map *m, uintptr_t first, uintptr_t end, uintptr_t g, int ins,
+		    uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t pf = pdown(first, g), pl = pdown(end - 1, g);
+	uintptr_t xa = ins ? first : 0, xb = ins ? end : 0;
+
+	*lo = first;
+	*hi = end;
+	if (first != pf)
+		*lo = page_covered(m, pf, pf + g, xa, xb) ? pf : pf + g;
+	if (end != pl + g) {
+		if (pl == pf && first != pf)
+			*hi = *lo == pf ? pf + g : pf;
+		else
+			*hi = page_covered(m, pl, pl + g, xa, xb) ? pl + g : pl;
+	}
+}
+
+/* Runs of pages to madvise, built from the runs of units whose state
+ * changes: rounded out to pages and clipped to [lo, hi) for an insert or
+ * a remove, the pages wholly inside each run for activation. Runs that
+ * touch are joined, so each is one madvise call. */
+struct page_it {
+	struct edge_it e;
+	int shrink;
+	unsigned int grain_shift; /* shrink: the map's */
+	uintptr_t g, lo, hi;      /* not shrink: page size, clip */
+	uintptr_t ps, pe;         /* the run being built */
+	int pending;
+};
+
+static int page_next(struct page_it *it, uintptr_t *ps, uintptr_t *pe)
+{
+	uintptr_t es, ee, a, b;
+
+	while (edge_next(&it->e, &es, &ee)) {
+		if (it->shrink) {
+			unsigned int sh = it->e.run_shift > it->grain_shift ? it->e.run_shift
+									   : it->grain_shift;
+			uintptr_t g = (uintptr_t)1 << sh;
+
+			a = pup(es, g);
+			b = pdown(ee, g);
+		} else {
+			a = umax(pdown(es, it->g), it->lo);
+			b = umin(pup(ee, it->g), it->hi);
+		}
+		if (a >= b)
+			continue;
+		if (it->pending && a <= it->pe) {
+			it->pe = umax(it->pe, b);
+			continue;
+		}
+		if (it->pending) {
+			*ps = it->ps;
+			*pe = it->pe;
+			it->ps = a;
+			it->pe = b;
+			return 1;
+		}
+		it->ps = a;
+		it->pe = b;
+		it->pending = 1;
+	}
+	if (!it->pending)
+		return 0;
+	*ps = it->ps;
+	*pe = it->pe;
+	it->pending = 0;
+	return 1;
+}
+
 static int call_advise(struct range_map *m, uintptr_t es, uintptr_t ee, int advice)
 {
-	void *addr = (void *)(es << m->page_shift);
-	size_t len = (size_t)(ee - es) << m->page_shift;
+	void *addr = (void *)(es << m->unit_shift);
+	size_t len = (size_t)(ee - es) << m->unit_shift;
 	int err = 0;
 
 	m->madvise_calls++;
@@ -449,19 +631,19 @@ static int call_advise(struct range_map *m, uintptr_t es, uintptr_t ee, int advi
  * (and the failing one when the kernel applied it in part, i.e. ENOMEM)
  * and return the error. With enomem_ok, ENOMEM counts as success: the
  * kernel still applied the advice to the mapped parts of the run. */
-static int advise_edges(struct range_map *m, const struct edge_it *start, int advice, int enomem_ok)
+static int advise_edges(struct range_map *m, const struct page_it *start, int advice, int enomem_ok)
 {
 	int undo_advice = advice == MADV_DONTFORK ? MADV_DOFORK : MADV_DONTFORK;
-	struct edge_it it = *start;
+	struct page_it it = *start;
 	uintptr_t es = 0, ee = 0; /* set by edge_next before use (GCC 14 cannot tell) */
 	size_t done = 0, undo;
 	int err = 0;
 
-	while (edge_next(&it, &es, &ee)) {
+	while (page_next(&it, &es, &ee)) {
 		err = call_advise(m, es, ee, advice);
 		if (err == -ENOMEM && enomem_ok) {
 			sv_dbg("pages [%#lx, %#lx) are partly unmapped; the mapped parts were advised",
-			       (unsigned long)(es << m->page_shift), (unsigned long)(ee << m->page_shift));
+			       (unsigned long)(es << m->unit_shift), (unsigned long)(ee << m->unit_shift));
 			err = 0;
 		}
 		if (err)
@@ -473,19 +655,20 @@ static int advise_edges(struct range_map *m, const struct edge_it *start, int ad
 
 	undo = done + (err == -ENOMEM);
 	it = *start;
-	while (undo-- && edge_next(&it, &es, &ee)) {
+	while (undo-- && page_next(&it, &es, &ee)) {
 		int uerr = call_advise(m, es, ee, undo_advice);
 
 		if (uerr && uerr != -ENOMEM)
 			sv_err("rollback madvise of [%#lx, %#lx) failed: %s; the kernel may differ from the map",
-			       (unsigned long)(es << m->page_shift), (unsigned long)(ee << m->page_shift),
+			       (unsigned long)(es << m->unit_shift), (unsigned long)(ee << m->unit_shift),
 			       strerror(-uerr));
 	}
 	return err;
 }
 
-/* advise_edges for a single run [es, ee), the usual case: no loop. */
-static int advise_one(struct range_map *m, uintptr_t es, uintptr_t ee, int advice, int enomem_ok)
+/* advise_edges for a single run [es, ee), the usual case: no loop.
+ * Inline: the common registration and release are this and no more. */
+static inline __attribute__((always_inline)) int advise_one(struct range_map *m, uintptr_t es, uintptr_t ee, int advice, int enomem_ok)
 {
 	int err = call_advise(m, es, ee, advice), uerr;
 
@@ -493,14 +676,14 @@ static int advise_one(struct range_map *m, uintptr_t es, uintptr_t ee, int advic
 		return err;
 	if (enomem_ok) {
 		sv_dbg("pages [%#lx, %#lx) are partly unmapped; the mapped parts were advised",
-		       (unsigned long)(es << m->page_shift), (unsigned long)(ee << m->page_shift));
+		       (unsigned long)(es << m->unit_shift), (unsigned long)(ee << m->unit_shift));
 		return 0;
 	}
 	/* Applied in part: undo, as advise_edges does. */
 	uerr = call_advise(m, es, ee, advice == MADV_DONTFORK ? MADV_DOFORK : MADV_DONTFORK);
 	if (uerr && uerr != -ENOMEM)
 		sv_err("rollback madvise of [%#lx, %#lx) failed: %s; the kernel may differ from the map",
-		       (unsigned long)(es << m->page_shift), (unsigned long)(ee << m->page_shift),
+		       (unsigned long)(es << m->unit_shift), (unsigned long)(ee << m->unit_shift),
 		       strerror(-uerr));
 	return err;
 }
@@ -702,10 +885,39 @@ static int covered(const struct range_map_entry *v, size_t lo, size_t hi, uintpt
 
 /* ---- operations -------------------------------------------------------- */
 
+
+/* madvise for an insert (advice MADV_DONTFORK) or a remove (MADV_DOFORK)
+ * of [first, end) in window w, judged at pages of g units, before the
+ * map changes. Lock held. */
+static int advise_op(struct range_map *m, const struct window *w, uintptr_t first, uintptr_t end,
+		     uintptr_t g, int advice)
+{
+	int ins = advice == MADV_DONTFORK;
+	uintptr_t lo = first, hi = end, a, b;
+	struct page_it it;
+
+	/* ends on page boundaries: no end page to judge */
+	if ((first | end) & (g - 1))
+		op_span(m, first, end, g, ins, &lo, &hi);
+	/* The usual cases, one run of units: an insert into a gap (all of
+	 * it goes 0->1), a remove within one range held once (1->0). */
+	if (ins ? w->hi == w->lo : w->hi == w->lo + 1 && w->v[w->lo].refcnt == 1) {
+		a = umax(pdown(first, g), lo);
+		b = umin(pup(end, g), hi);
+		return a < b ? advise_one(m, a, b, advice, !ins) : 0;
+	}
+	it = (struct page_it){
+		.e = { .v = w->v, .kind = ins ? EDGE_GAPS : EDGE_LAST, .i = w->lo, .hi = w->hi,
+		       .cur = first, .first = first, .end = end },
+		.g = g, .lo = lo, .hi = hi,
+	};
+	return advise_edges(m, &it, advice, !ins);
+}
+
 int range_map_insert(struct range_map *m, uintptr_t first, uintptr_t end, unsigned int flags)
 {
+	unsigned int sh;
 	struct window w;
-	struct edge_it it;
 	int err;
 
 	if (first >= end)
@@ -718,18 +930,35 @@ int range_map_insert(struct range_map *m, uintptr_t first, uintptr_t end, unsign
 		err = RANGE_MAP_WIDEN;
 		goto out;
 	}
-	if (m->active && w.hi == w.lo) {
-		/* Into a gap: the whole range goes 0->1. */
+	if (m->active && !(flags & RANGE_MAP_GRAIN(0xff)) && !((first | end) & m->grain_mask) &&
+	    w.hi == w.lo) {
+		/* The usual case: whole pages into a gap: all of it goes 0->1,
+		 * no page is judged. (Next to a range in a huge-page mapping,
+		 * madvise refuses the base pages with EINVAL, and fork.c comes
+		 * back with RANGE_MAP_GRAIN.) */
 		err = advise_one(m, first, end, MADV_DONTFORK, 0);
 		if (err)
 			goto out;
-	} else if (m->active) {
-		it = (struct edge_it){ .v = w.v, .kind = EDGE_GAPS, .i = w.lo, .hi = w.hi,
-				       .cur = first, .first = first, .end = end };
-		err = advise_edges(m, &it, MADV_DONTFORK, 0);
+		apply(m, &w, first, end, +1, flags);
+		goto out;
+	}
+	sh = RANGE_MAP_GRAIN_SHIFT(flags);
+	if (m->active) {
+		uintptr_t g = op_grain(m, w.v, w.lo, w.hi, first, end, flags);
+
+		err = advise_op(m, &w, first, end, g, MADV_DONTFORK);
 		if (err)
 			goto out;
+		/* Judged at a huge page's size because of its neighbours: say
+		 * so in the range, so that it is judged the same way when they
+		 * are gone. */
+		if (g >> m->grain_shift > 1 && !sh) {
+			sh = (unsigned int)__builtin_ctzl(g);
+			flags |= RANGE_MAP_HUGE | RANGE_MAP_GRAIN(sh);
+		}
 	}
+	if (sh) /* (a page of 2^32 units or more is only looked for in ranges it overlaps) */
+		m->huge_shifts |= 1u << (sh < 32 ? sh : 31);
 	apply(m, &w, first, end, +1, flags);
 out:
 	pthread_mutex_unlock(&m->lock);
@@ -739,7 +968,6 @@ out:
 int range_map_remove(struct range_map *m, uintptr_t first, uintptr_t end, int widened)
 {
 	struct window w;
-	struct edge_it it;
 	int err;
 
 	if (first >= end)
@@ -754,19 +982,22 @@ int range_map_remove(struct range_map *m, uintptr_t first, uintptr_t end, int wi
 	}
 	if (!covered(w.v, w.lo, w.hi, first, end)) {
 		sv_err("[%#lx, %#lx) was not registered (or not as often as it is released)",
-		       (unsigned long)(first << m->page_shift), (unsigned long)(end << m->page_shift));
+		       (unsigned long)(first << m->unit_shift), (unsigned long)(end << m->unit_shift));
 		err = -EINVAL;
 		goto out;
 	}
-	if (m->active && w.hi == w.lo + 1 && w.v[w.lo].refcnt == 1) {
-		/* Within one range held once (covered): all of it goes 1->0. */
+	if (m->active && !((first | end) & m->grain_mask) && w.hi == w.lo + 1 &&
+	    w.v[w.lo].refcnt == 1 && !(w.v[w.lo].flags & RANGE_MAP_GRAIN(0xff))) {
+		/* The usual case: whole pages within one range held once (it
+		 * covers them, see covered()), not of a huge-page mapping:
+		 * all of it goes 1->0. (Whole pages of a huge-page mapping
+		 * are only ever inserted with RANGE_MAP_GRAIN while active.) */
 		err = advise_one(m, first, end, MADV_DOFORK, 1);
 		if (err)
 			goto out;
 	} else if (m->active) {
-		it = (struct edge_it){ .v = w.v, .kind = EDGE_LAST, .i = w.lo, .hi = w.hi,
-				       .first = first, .end = end };
-		err = advise_edges(m, &it, MADV_DOFORK, 1);
+		err = advise_op(m, &w, first, end, op_grain(m, w.v, w.lo, w.hi, first, end, 0),
+				MADV_DOFORK);
 		if (err)
 			goto out;
 	}
@@ -779,7 +1010,7 @@ out:
 int range_map_activate(struct range_map *m)
 {
 	struct window all;
-	struct edge_it it;
+	struct page_it it;
 	int err;
 
 	/* The window over the whole map: every block, copied to m->in. */
@@ -787,8 +1018,11 @@ int range_map_activate(struct range_map *m)
 	if (err)
 		return err;
 	if (!m->active) {
-		it = (struct edge_it){ .v = all.v, .kind = EDGE_ALL, .i = 0, .hi = all.nin,
-				       .first = 0, .end = UINTPTR_MAX };
+		it = (struct page_it){
+			.e = { .v = all.v, .kind = EDGE_ALL, .i = 0, .hi = all.nin, .first = 0,
+			       .end = UINTPTR_MAX },
+			.shrink = 1, .grain_shift = m->grain_shift,
+		};
 		err = advise_edges(m, &it, MADV_DONTFORK, 1);
 		if (!err)
 			m->active = 1;
@@ -867,12 +1101,50 @@ unsigned long range_map_refcount(struct range_map *m, uintptr_t page)
 
 void range_map_get_stats(struct range_map *m, struct range_map_stats *st)
 {
+	uintptr_t gb, rs = 0, re = 0, touched = 0;
+	unsigned int rsh = 0;
+	int in_run = 0;
+
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&m->lock);
+	gb = (uintptr_t)1 << m->grain_shift;
 	st->live_ranges = m->n;
-	for (size_t bi = 0; bi < m->nblk; bi++)
-		for (size_t i = 0; i < m->blk[bi].b->n; i++)
-			st->pages += m->blk[bi].b->e[i].end - m->blk[bi].b->e[i].first;
+	/* Over the runs of touching ranges: pages are counted at the map's
+	 * grain, a run's covered pages at its own (huge) page size. */
+	for (size_t bi = 0; bi <= m->nblk; bi++) {
+		const struct range_map_block *b = bi < m->nblk ? m->blk[bi].b : NULL;
+
+		for (size_t i = 0; i < (b ? b->n : 1); i++) {
+			const struct range_map_entry *x = b ? &b->e[i] : NULL;
+			uintptr_t g, a, c;
+
+			if (x) {
+				st->units += x->end - x->first;
+				if (in_run && x->first == re) {
+					re = x->end;
+					if (RANGE_MAP_GRAIN_SHIFT(x->flags) > rsh)
+						rsh = RANGE_MAP_GRAIN_SHIFT(x->flags);
+					continue;
+				}
+			}
+			if (in_run) {
+				g = (uintptr_t)1 << (rsh > m->grain_shift ? rsh : m->grain_shift);
+				a = umax(pdown(rs, gb), touched);
+				touched = pup(re, gb);
+				st->pages += (touched - a) / gb;
+				a = pup(rs, g);
+				c = pdown(re, g);
+				if (a < c)
+					st->covered_pages += (c - a) / gb;
+			}
+			if (!x)
+				break;
+			in_run = 1;
+			rs = x->first;
+			re = x->end;
+			rsh = RANGE_MAP_GRAIN_SHIFT(x->flags);
+		}
+	}
 	st->madvise_calls = m->madvise_calls;
 	st->madvise_failures = m->madvise_failures;
 	pthread_mutex_unlock(&m->lock);
@@ -904,5 +1176,16 @@ void range_map_fork_parent(struct range_map *m)
 /* The child is a copy of the thread that forked, which holds the lock. */
 void range_map_fork_child(struct range_map *m)
 {
+	/* Empty: the blocks become spares (the spare list has room for all
+	 * of them, see window_need), or are freed (malloc works in a child's
+	 * atfork handler with glibc, which resets its locks before). */
+	for (size_t i = 0; i < m->nblk; i++) {
+		if (m->nspare < m->spare_cap)
+			m->spare[m->nspare++] = m->blk[i].b;
+		else
+			free(m->blk[i].b);
+	}
+	m->nblk = 0;
+	m->n = 0;
 	pthread_mutex_unlock(&m->lock);
 }

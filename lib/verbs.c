@@ -85,6 +85,9 @@ SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 	if (!valid_ctx(context) || !entry || flags ||
 	    entry_size < sizeof(*entry))
 		return EINVAL;
+	ret = sv_inherit_check(context, "ibv_query_gid_ex");
+	if (ret)
+		return ret;
 	ret = sv_query_gid_entry(context, port_num, gid_index, &e);
 	if (ret)
 		return ret;
@@ -103,6 +106,8 @@ SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 	if (!valid_ctx(context) || (!entries && max_entries) || flags ||
 	    entry_size < sizeof(struct ibv_gid_entry))
 		return -EINVAL;
+	if (sv_inherit_check(context, "ibv_query_gid_table"))
+		return -EPERM;
 	tmp = calloc(max_entries ? max_entries : 1, sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
@@ -127,7 +132,9 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 		errno = EINVAL;
 		return -1;
 	}
-	ret = sv_query_gid_entry(context, port_num, (uint32_t)index, &e);
+	ret = sv_inherit_check(context, "ibv_query_gid");
+	if (!ret)
+		ret = sv_query_gid_entry(context, port_num, (uint32_t)index, &e);
 	if (ret == ENODATA) {
 		memset(gid, 0, sizeof(*gid));
 		return 0;
@@ -152,6 +159,10 @@ SV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 
 	if (!valid_ctx(context) || !pkey || index < 0) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (sv_inherit_check(context, "ibv_query_pkey")) {
+		errno = EPERM;
 		return -1;
 	}
 	snprintf(file, sizeof(file), "ports/%u/pkeys/%d", port_num, index);
@@ -274,6 +285,14 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 	cq = ops_of(ctx)->create_cq_ex(ctx, attr);
 	if (!cq)
 		return NULL;
+	/* its polling functions live in the object: a forked child's must
+	 * refuse (lib/inherit.c) */
+	ret = sv_inherit_object_add(ctx, cq, SV_INHERIT_CQ_EX);
+	if (ret) {
+		ops_of(ctx)->destroy_cq(ibv_cq_ex_to_cq(cq));
+		errno = ret;
+		return NULL;
+	}
 	cq->cq_context = attr->cq_context;
 	channel_ref(attr->channel, 1);
 	return cq;
@@ -295,8 +314,10 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 		return EINVAL;
 	channel = cq->channel;
 	ret = ops_of(cq->context)->destroy_cq(cq);
-	if (!ret)
+	if (!ret) {
 		channel_ref(channel, -1);
+		sv_inherit_object_del(cq);
+	}
 	return ret;
 }
 
@@ -387,8 +408,20 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	qp = ops_of(ctx)->create_qp_ex(ctx, attr);
-	if (qp)
-		qp->qp_context = attr->qp_context;
+	if (!qp)
+		return NULL;
+	/* its ibv_wr_* functions live in the object: a forked child's must
+	 * refuse (lib/inherit.c) */
+	if (sv_to_qp(qp)->comp_mask & SV_QP_EX) {
+		int ret = sv_inherit_object_add(ctx, qp, SV_INHERIT_QP_EX);
+
+		if (ret) {
+			ops_of(ctx)->destroy_qp(qp);
+			errno = ret;
+			return NULL;
+		}
+	}
+	qp->qp_context = attr->qp_context;
 	return qp;
 }
 
@@ -430,9 +463,15 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
+	int ex, ret;
+
 	if (!qp || !valid_ctx(qp->context))
 		return EINVAL;
-	return ops_of(qp->context)->destroy_qp(qp);
+	ex = sv_to_qp(qp)->comp_mask & SV_QP_EX;
+	ret = ops_of(qp->context)->destroy_qp(qp);
+	if (!ret && ex)
+		sv_inherit_object_del(qp);
+	return ret;
 }
 
 SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)

@@ -22,6 +22,9 @@ struct softverbs_fork_stats {
 	/* Since 0.1: */
 	uint64_t tracked_pages;   /* pages registered, protected or not yet */
 	int copy_on_fork;         /* 1: the kernel copies DMA pages at fork */
+	uint64_t partial_pages;   /* pages registered only in part: on a
+				   * copy-on-fork kernel not MADV_DONTFORK but
+				   * copied into a child at fork */
 };
 /* Callers built against the first version pass this size. */
 #define SOFTVERBS_FORK_STATS_V1_SIZE 40

@@ -125,7 +125,9 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 		errno = EINVAL;
 		return -1;
 	}
-	ret = sv_query_gid_entry(context, port_num, index, &e);
+	ret = sv_inherit_check(context, "ibv_query_gid_type");
+	if (!ret)
+		ret = sv_query_gid_entry(context, port_num, index, &e);
 	if (ret == ENODATA) {
 		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 		return 0;

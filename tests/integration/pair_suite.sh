@@ -18,7 +18,8 @@
 #   - over siw0 on both sides (iWARP across the second link): rping sv:sv
 #     and sv:rc, ib_write_bw -R sv:sv
 #   - fork across machines: examples/fork-torture --listen on A (every
-#     fork way, fork safety off, on and late) while B's
+#     fork way, fork safety off, on and late; the subpage shape too, its
+#     partly registered pages copied into A's children) while B's
 #     fork-torture --remote RDMA WRITEs and READs A's registered memory
 #     (B on softverbs, and on rdma-core)
 #   - both NICs to MTU 1500: active MTU 1024 on both sides, then the rc
@@ -184,12 +185,13 @@ pcase "ib_write_bw -R over siw0" sv:sv '^ *65536 +200 ' 1 "$s" "sv-retry 30 $s $
 peer=$top/examples/.libs/fork-torture
 [ -x "$peer" ] || peer=$torture
 sysdir=$(dirname "$(ldconfig -p | awk '/libibverbs\.so\.1 / { print $NF; exit }')")
-for f in off:sv on:sv late:sv on:rc; do
-    lib=softverbs pre=
-    [ "${f#*:}" = rc ] && lib=rdma-core pre="env LD_LIBRARY_PATH=$sysdir"
-    pcase "fork-torture, fork safety ${f%:*}: every fork way on A while B RDMA WRITEs and READs A's MRs" \
-        "sv:${f#*:}" "^OK: .*\\($lib( \\(or other\\))? library\\)\$" 0 \
-        "$torture --listen -p \$PORT -f ${f%:*} -r $rounds" \
+for f in off:sv:plain on:sv:plain late:sv:plain on:rc:plain on:sv:subpage; do
+    lib=softverbs pre='' c=${f#*:} shape=${f##*:}
+    c=${c%:*}
+    [ "$c" = rc ] && lib=rdma-core pre="env LD_LIBRARY_PATH=$sysdir"
+    pcase "fork-torture, shape $shape, fork safety ${f%%:*}: every fork way on A while B RDMA WRITEs and READs A's MRs" \
+        "sv:$c" "^OK: .*\\($lib( \\(or other\\))? library\\)\$" 0 \
+        "$torture --listen -p \$PORT -S $shape -f ${f%%:*} -r $rounds" \
         "$pre $peer --remote $RXE_PEER_IP -p \$PORT"
 done
 

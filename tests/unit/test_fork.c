@@ -236,6 +236,178 @@ START_TEST(test_dofork_partly_unmapped)
 }
 END_TEST
 
+/* ---- copy-on-fork kernels: pages registered in part are left alone ---- */
+
+static void cof_setup(void)
+{
+	/* Whatever this kernel says: test the partial-page rule (the madvise
+	 * side of it; the kernel's copy of pinned pages is tested in the VM,
+	 * tests/integration/test_fork_*.sh). */
+	sv_fork_set_copy_on_fork(1);
+	ck_assert_int_eq(ibv_fork_init(), 0);
+	ck_assert_int_eq(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED);
+}
+
+/* Fork a child that compares len bytes at addr with want: 0 equal, 1
+ * different, SIGSEGV when the page is not in the child. */
+static int child_compare(const char *addr, const char *want, size_t len)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGSEGV, segv_exit);
+		_exit(memcmp(addr, want, len) != 0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status) > 128 ? WEXITSTATUS(status) - 128 : WEXITSTATUS(status);
+}
+
+/* The probe's shape: a string in the first half of a page, 1 KiB
+ * registered in the second half; the child reads the string. */
+START_TEST(test_cof_subpage_child_keeps_page)
+{
+	char *p = map_pages(4);
+	static const char hello[] = "unregistered bytes on a registered page";
+	struct softverbs_fork_stats st;
+
+	strcpy(p + pg, hello);
+	ck_assert_int_eq(ibv_dontfork_range(p + pg + pg / 2, 1024), 0);
+	expect_dc(p, pg, "0000");
+	ck_assert_int_eq(child_compare(p + pg, hello, sizeof(hello)), 0);
+	stats(&st);
+	ck_assert_int_eq(st.copy_on_fork, 1);
+	ck_assert_uint_eq(st.protected_pages, 0);
+	ck_assert_uint_eq(st.partial_pages, 1);
+	ck_assert_uint_eq(st.tracked_pages, 1);
+	/* more than a page: only the whole ones */
+	ck_assert_int_eq(ibv_dontfork_range(p + 100, 3 * pg), 0); /* pages 0..3, 1 and 2 whole */
+	expect_dc(p, pg, "0110");
+	ck_assert_int_eq(child_touch(p + 2 * pg), SIGSEGV);
+	ck_assert_int_eq(child_touch(p + 3 * pg), 0);
+	ck_assert_int_eq(child_touch(p), 0);
+	stats(&st);
+	ck_assert_uint_eq(st.protected_pages, 2);
+	ck_assert_uint_eq(st.partial_pages, 2);
+	ck_assert_int_eq(ibv_dofork_range(p + 100, 3 * pg), 0);
+	expect_dc(p, pg, "0000");
+	ck_assert_int_eq(child_compare(p + pg, hello, sizeof(hello)), 0);
+	ck_assert_int_eq(ibv_dofork_range(p + pg + pg / 2, 1024), 0);
+	stats(&st);
+	ck_assert_uint_eq(st.live_ranges, 0);
+	ck_assert_uint_eq(st.partial_pages, 0);
+	munmap(p, 4 * pg);
+}
+END_TEST
+
+/* Overlapping, adjacent and nested registrations: a page is protected
+ * exactly while the union of the live ones covers it, whatever the order
+ * of release. */
+START_TEST(test_cof_union_and_release_order)
+{
+	char *p = map_pages(4);
+
+	ck_assert_int_eq(ibv_dontfork_range(p + pg, pg / 2), 0);           /* first half */
+	expect_dc(p, pg, "0000");
+	ck_assert_int_eq(ibv_dontfork_range(p + pg + pg / 2, pg / 2), 0);  /* adjacent */
+	expect_dc(p, pg, "0100");
+	ck_assert_int_eq(ibv_dontfork_range(p + pg + 10, 20), 0);          /* nested */
+	ck_assert_int_eq(ibv_dontfork_range(p + pg + pg / 4, pg), 0);      /* overlapping, into page 2 */
+	expect_dc(p, pg, "0100");
+	ck_assert_int_eq(ibv_dofork_range(p + pg, pg / 2), 0);
+	expect_dc(p, pg, "0000"); /* [0, pg/4) of page 1 is free again */
+	ck_assert_int_eq(child_touch(p + pg), 0);
+	ck_assert_int_eq(ibv_dontfork_range(p + pg - 1, pg / 4 + 1), 0);   /* from page 0, fills it */
+	expect_dc(p, pg, "0100");
+	ck_assert_int_eq(child_touch(p + pg), SIGSEGV);
+	ck_assert_int_eq(ibv_dofork_range(p + pg + 10, 20), 0); /* nested: no change */
+	expect_dc(p, pg, "0100");
+	/* the overlapping one alone held [pg/4, pg/2) of page 1 */
+	ck_assert_int_eq(ibv_dofork_range(p + pg + pg / 4, pg), 0);
+	expect_dc(p, pg, "0000");
+	ck_assert_int_eq(child_touch(p + pg), 0);
+	ck_assert_int_eq(ibv_dofork_range(p + pg + pg / 2, pg / 2), 0);
+	ck_assert_int_eq(ibv_dofork_range(p + pg - 1, pg / 4 + 1), 0);
+	{
+		struct softverbs_fork_stats st;
+
+		stats(&st);
+		ck_assert_uint_eq(st.live_ranges, 0);
+	}
+	munmap(p, 4 * pg);
+}
+END_TEST
+
+/* Registered before ibv_fork_init(): the late call protects the whole
+ * pages only. */
+START_TEST(test_cof_late_init)
+{
+	char *p = map_pages(6);
+
+	sv_fork_set_copy_on_fork(1);
+	ck_assert_int_eq(ibv_dontfork_range(p + pg + 1, 2 * pg), 0);    /* page 2 whole */
+	ck_assert_int_eq(ibv_dontfork_range(p + 4 * pg, 100), 0);       /* part of page 4 */
+	ck_assert_int_eq(ibv_dontfork_range(p + 4 * pg + 100, pg - 100), 0); /* the rest */
+	expect_dc(p, pg, "000000");
+	ck_assert_int_eq(ibv_fork_init(), 0);
+	expect_dc(p, pg, "001010");
+	ck_assert_int_eq(ibv_dofork_range(p + 4 * pg, 100), 0);
+	expect_dc(p, pg, "001000");
+}
+END_TEST
+
+/* SOFTVERBS_FORK_WHOLE_PAGES: today's rounding even on a copy-on-fork
+ * kernel. */
+START_TEST(test_cof_whole_pages_env)
+{
+	char *p = map_pages(4);
+	struct softverbs_fork_stats st;
+
+	setenv("SOFTVERBS_FORK_WHOLE_PAGES", "1", 1);
+	cof_setup();
+	ck_assert_int_eq(ibv_dontfork_range(p + pg + 100, 10), 0);
+	expect_dc(p, pg, "0100");
+	stats(&st);
+	ck_assert_uint_eq(st.protected_pages, 1);
+	ck_assert_uint_eq(st.partial_pages, 0);
+	ck_assert_int_eq(ibv_dofork_range(p + pg + 100, 10), 0);
+	expect_dc(p, pg, "0000");
+}
+END_TEST
+
+/* A child starts with an empty map (none of the parent's registrations
+ * is its own) and fork safety still on. */
+START_TEST(test_cof_child_map_empty)
+{
+	char *p = map_pages(4);
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(ibv_dontfork_range(p, 2 * pg), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct softverbs_fork_stats st;
+		char *q = mmap(p, 2 * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+		/* the parent's pages are not here; new memory at the same
+		 * address is the child's own, and protected afresh */
+		if (softverbs_fork_stats(&st, sizeof(st)) || st.live_ranges || !st.fork_safe)
+			_exit(1);
+		if (q != p || ibv_dontfork_range(q, pg) || dc_at(q) != 1 || ibv_dofork_range(q, pg) ||
+		    dc_at(q) != 0)
+			_exit(2);
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	ck_assert_int_eq(ibv_dofork_range(p, 2 * pg), 0);
+}
+END_TEST
+
 /* ---- ibv_fork_init ------------------------------------------------------ */
 
 START_TEST(test_late_init_retroactive)
@@ -602,6 +774,11 @@ static void huge_setup(void)
 	fork_safe_setup();
 }
 
+static void huge_cof_setup(void)
+{
+	saved_nr_hugepages = read_long(NR_2M);
+}
+
 static void huge_teardown(void)
 {
 	if (saved_nr_hugepages >= 0)
@@ -702,6 +879,46 @@ START_TEST(test_huge_with_env_spanning)
 }
 END_TEST
 
+/* A copy-on-fork kernel and huge pages: the same rule at the huge page's
+ * size. A huge page registered in part is not DONTFORK (the kernel copies
+ * it into the child at fork, which needs a free huge page then); one the
+ * registrations cover entirely is. */
+START_TEST(test_huge_cof)
+{
+	char *h;
+
+	sv_fork_set_copy_on_fork(1);
+	ck_assert_int_eq(ibv_fork_init(), 0);
+	h = map_huge(2 * HUGE_2M, NULL);
+	if (!h)
+		return;
+	strcpy(h + 3, "unregistered");
+	ck_assert_int_eq(ibv_dontfork_range(h + pg, 3 * pg), 0);
+	ck_assert_int_eq(dc_at(h), 0);
+	ck_assert_int_eq(child_compare(h + 3, "unregistered", 13), 0);
+	/* the rest of the first huge page, in two ranges: then it is whole */
+	ck_assert_int_eq(ibv_dontfork_range(h, pg), 0);
+	ck_assert_int_eq(dc_at(h), 0);
+	ck_assert_int_eq(ibv_dontfork_range(h + 4 * pg, HUGE_2M - 4 * pg + 10), 0);
+	ck_assert_int_eq(dc_at(h), 1);
+	ck_assert_int_eq(dc_at(h + HUGE_2M), 0);
+	ck_assert_int_eq(child_touch(h + 5), SIGSEGV);
+	ck_assert_int_eq(child_touch(h + HUGE_2M), 0);
+	/* release in another order */
+	ck_assert_int_eq(ibv_dofork_range(h, pg), 0);
+	ck_assert_int_eq(dc_at(h), 0);
+	ck_assert_int_eq(ibv_dofork_range(h + 4 * pg, HUGE_2M - 4 * pg + 10), 0);
+	ck_assert_int_eq(ibv_dofork_range(h + pg, 3 * pg), 0);
+	ck_assert_int_eq(dc_at(h), 0);
+	{
+		struct softverbs_fork_stats st;
+
+		stats(&st);
+		ck_assert_uint_eq(st.live_ranges, 0);
+	}
+}
+END_TEST
+
 /* 1 GiB pages where the machine has them. */
 #define NR_1G "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
 
@@ -750,6 +967,19 @@ static Suite *make_fork_suite(void)
 	tcase_add_test(tc, test_dofork_partly_unmapped);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("copy-on-fork");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_cof_late_init);
+	tcase_add_test(tc, test_cof_whole_pages_env);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("copy-on-fork, fork safety on");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, cof_setup, NULL);
+	tcase_add_test(tc, test_cof_subpage_child_keeps_page);
+	tcase_add_test(tc, test_cof_union_and_release_order);
+	tcase_add_test(tc, test_cof_child_map_empty);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("init");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_late_init_retroactive);
@@ -773,6 +1003,12 @@ static Suite *make_fork_suite(void)
 	tcase_add_test(tc, test_huge_without_env);
 	tcase_add_test(tc, test_huge_with_env_spanning);
 	tcase_add_test(tc, test_huge_1g);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hugetlb, copy-on-fork");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, huge_cof_setup, huge_teardown);
+	tcase_add_test(tc, test_huge_cof);
 	suite_add_tcase(s, tc);
 	return s;
 }

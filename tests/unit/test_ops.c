@@ -18,6 +18,28 @@ START_TEST(defaults_have_no_null_slot)
 }
 END_TEST
 
+/* What an inherited context's verbs become in a forked child: every slot
+ * set, and the ones an application calls refuse with EPERM. */
+START_TEST(refusing_table_is_complete)
+{
+	const struct sv_context_ops *r = sv_inherit_refusing_ops();
+	struct ibv_send_wr swr, *sbad = NULL;
+	struct ibv_recv_wr rwr, *rbad = NULL;
+
+	ck_assert_uint_eq(sv_ops_null_slots(r), 0);
+	ck_assert_int_eq(r->post_send(NULL, &swr, &sbad), EPERM);
+	ck_assert_ptr_eq(sbad, &swr);
+	ck_assert_int_eq(r->post_recv(NULL, &rwr, &rbad), EPERM);
+	ck_assert_ptr_eq(rbad, &rwr);
+	ck_assert_int_eq(r->poll_cq(NULL, 1, NULL), -EPERM);
+	ck_assert_int_eq(r->dereg_mr(NULL), EPERM);
+	ck_assert_int_eq(r->destroy_qp(NULL), EPERM);
+	errno = 0;
+	ck_assert_ptr_null(r->alloc_pd(NULL));
+	ck_assert_int_eq(errno, EPERM);
+}
+END_TEST
+
 START_TEST(merge_keeps_defaults_and_takes_provider_slots)
 {
 	for (const struct sv_provider *const *p = sv_providers; *p; p++) {
@@ -111,6 +133,7 @@ static Suite *make_ops_suite(void)
 	TCase *tc = tcase_create("tables");
 
 	tcase_add_test(tc, defaults_have_no_null_slot);
+	tcase_add_test(tc, refusing_table_is_complete);
 	tcase_add_test(tc, merge_keeps_defaults_and_takes_provider_slots);
 	tcase_add_test(tc, empty_table_counts_every_slot);
 	tcase_add_test(tc, providers_are_well_formed);

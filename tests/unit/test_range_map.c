@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The range map on its own, against a page-array model, with a fake
- * madvise that records what the kernel would hold and fails on demand. */
+/* The range map on its own, against a page-array model (a map in page
+ * units) and a byte-level model (a map in bytes that leaves partly
+ * registered pages alone, as fork.c uses it on a copy-on-fork kernel),
+ * each with a fake madvise that records what the kernel would hold and
+ * fails on demand. */
 #include "config.h"
 
 #include <check.h>
@@ -418,6 +421,363 @@ START_TEST(test_threads_grow)
 }
 END_TEST
 
+/* ---- bytes: the partial-page rule ------------------------------------- */
+
+/* A map in bytes (unit_shift 0) with pages of BP units, so that random
+ * ranges make many partly covered pages; model units [HSTART, BUNITS)
+ * are a huge-page mapping of HP-unit pages, which the fake kernel only
+ * splits at HP boundaries (EINVAL otherwise, as for hugetlbfs). */
+#define BG 4
+#define BP (1u << BG)
+#define HG 8
+#define HP (1u << HG)
+#define BUNITS 8192
+#define HSTART 4096
+#define BBASE 65536u /* unit number of model unit 0: HP aligned */
+
+static unsigned long bmodel[BUNITS];        /* refcount per unit */
+static unsigned char bdc[BUNITS / BP];      /* the fake kernel, per page */
+
+static int byte_advise(void *addr, size_t len, int advice)
+{
+	uintptr_t u = (uintptr_t)addr;
+	size_t p, n = len / BP;
+
+	ck_assert(advice == MADV_DONTFORK || advice == MADV_DOFORK);
+	ck_assert_uint_ge(u, BBASE);
+	u -= BBASE;
+	ck_assert_msg(u % BP == 0 && len % BP == 0 && len > 0, "madvise(%#lx, %zu) not page aligned",
+		      (unsigned long)u, len);
+	ck_assert_uint_le(u + len, BUNITS);
+	fake_calls++;
+	if ((u >= HSTART && u % HP) || (u + len > HSTART && (u + len) % HP)) {
+		errno = EINVAL; /* hugetlbfs: cannot split there */
+		return -1;
+	}
+	if (fail_at && fake_calls == fail_at && fail_errno != ENOMEM) {
+		errno = fail_errno;
+		return -1;
+	}
+	for (p = u / BP; p < u / BP + n; p++)
+		bdc[p] = advice == MADV_DONTFORK;
+	if (fail_at && fake_calls == fail_at) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static void byte_setup(void)
+{
+	memset(bmodel, 0, sizeof(bmodel));
+	memset(bdc, 0, sizeof(bdc));
+	fake_calls = fail_at = 0;
+	fail_errno = 0;
+	range_map_init(&map, 0, byte_advise);
+	range_map_set_grain(&map, BG);
+}
+
+static int bcovered(size_t a, size_t b)
+{
+	for (size_t u = a; u < b; u++)
+		if (!bmodel[u])
+			return 0;
+	return 1;
+}
+
+static int btouched(size_t a, size_t b)
+{
+	for (size_t u = a; u < b; u++)
+		if (bmodel[u])
+			return 1;
+	return 0;
+}
+
+/* The entries say exactly what the model says, and the fake kernel
+ * holds DONTFORK on exactly the pages (huge pages in the huge region)
+ * the model covers wholly; the stats agree. */
+static void bcheck(void)
+{
+	static struct range_map_entry e[BUNITS + 1];
+	static unsigned long seen[BUNITS];
+	size_t n = range_map_snapshot(&map, e, BUNITS + 1);
+	int active = range_map_is_active(&map);
+	struct range_map_stats st;
+	uint64_t units = 0, pages = 0, covered = 0;
+
+	memset(seen, 0, sizeof(seen));
+	ck_assert_uint_le(n, BUNITS);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_lt(e[i].first, e[i].end);
+		ck_assert_uint_ge(e[i].refcnt, 1);
+		ck_assert_uint_ge(e[i].first, BBASE);
+		ck_assert_uint_le(e[i].end, BBASE + BUNITS);
+		if (i) {
+			ck_assert_uint_le(e[i - 1].end, e[i].first);
+			ck_assert_msg(!(e[i - 1].end == e[i].first && e[i - 1].refcnt == e[i].refcnt &&
+					e[i - 1].flags == e[i].flags),
+				      "entries %zu and %zu should have merged", i - 1, i);
+		}
+		for (uintptr_t u = e[i].first; u < e[i].end; u++)
+			seen[u - BBASE] = e[i].refcnt;
+	}
+	for (size_t u = 0; u < BUNITS; u++) {
+		ck_assert_msg(seen[u] == bmodel[u], "unit %zu: map %lu, model %lu", u, seen[u],
+			      bmodel[u]);
+		units += bmodel[u] > 0;
+	}
+	for (size_t p = 0; p < BUNITS / BP; p++) {
+		size_t a = p * BP, g = a >= HSTART ? HP : BP, hp = a / g * g;
+		int full = bcovered(hp, hp + g);
+
+		ck_assert_msg(bdc[p] == (active && full),
+			      "page %zu (units %zu..%zu): dc %d, expected %d (active %d)", p, a,
+			      a + BP, bdc[p], active && full, active);
+		pages += btouched(a, a + BP);
+		covered += full;
+	}
+	range_map_get_stats(&map, &st);
+	ck_assert_uint_eq(st.live_ranges, n);
+	ck_assert_uint_eq(st.units, units);
+	ck_assert_uint_eq(st.pages, pages);
+	ck_assert_uint_eq(st.covered_pages, covered);
+}
+
+/* An insert as fork.c makes it: without flags, then (the kernel's EINVAL
+ * or the map's WIDEN) at the huge page's size in the huge region; huge
+ * forces the second form at once (RDMAV_HUGEPAGES_SAFE). */
+static int binsert(size_t a, size_t b, int huge)
+{
+	unsigned int hf = RANGE_MAP_HUGE | RANGE_MAP_GRAIN(HG);
+	int ret = range_map_insert(&map, BBASE + a, BBASE + b, huge && a >= HSTART ? hf : 0);
+
+	if ((ret == -EINVAL || ret == RANGE_MAP_WIDEN) && a >= HSTART && !huge)
+		ret = range_map_insert(&map, BBASE + a, BBASE + b, hf);
+	if (!ret)
+		for (size_t u = a; u < b; u++)
+			bmodel[u]++;
+	return ret;
+}
+
+static int bremove(size_t a, size_t b)
+{
+	int ret = range_map_remove(&map, BBASE + a, BBASE + b, 1);
+
+	if (!ret)
+		for (size_t u = a; u < b; u++)
+			bmodel[u]--;
+	return ret;
+}
+
+/* The probe's shape: one page, a string in its first half, a small
+ * range in its second; then ranges around it that make it whole. */
+START_TEST(test_bytes_partial_page)
+{
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	/* [8, 12) of page 4: partial, nothing advised */
+	ck_assert_int_eq(binsert(4 * BP + 8, 4 * BP + 12, 0), 0);
+	ck_assert_uint_eq(fake_calls, 0);
+	bcheck();
+	/* three pages and a bit: the two whole ones only, in one call */
+	ck_assert_int_eq(binsert(10 * BP + 3, 13 * BP + 1, 0), 0);
+	ck_assert_uint_eq(fake_calls, 1);
+	ck_assert(bdc[11] && bdc[12] && !bdc[10] && !bdc[13]);
+	bcheck();
+	/* the rest of page 4, in two ranges that touch: whole at the second */
+	ck_assert_int_eq(binsert(4 * BP, 4 * BP + 8, 0), 0);
+	ck_assert_uint_eq(fake_calls, 1);
+	ck_assert_int_eq(binsert(4 * BP + 12, 5 * BP, 0), 0);
+	ck_assert_uint_eq(fake_calls, 2);
+	ck_assert(bdc[4]);
+	bcheck();
+	/* releasing any piece of page 4 gives it back */
+	ck_assert_int_eq(bremove(4 * BP + 8, 4 * BP + 12), 0);
+	ck_assert(!bdc[4]);
+	bcheck();
+	/* page 10 completed from the left joins the run [11, 13): one call */
+	ck_assert_int_eq(binsert(10 * BP, 10 * BP + 3, 0), 0);
+	ck_assert_uint_eq(fake_calls, 4);
+	ck_assert(bdc[10]);
+	bcheck();
+	/* a nested range and its release change nothing in the kernel */
+	ck_assert_int_eq(binsert(11 * BP + 1, 11 * BP + 2, 0), 0);
+	ck_assert_int_eq(bremove(11 * BP + 1, 11 * BP + 2), 0);
+	ck_assert_uint_eq(fake_calls, 4);
+	bcheck();
+	/* late activation of another map sees the same pages */
+	ck_assert_int_eq(bremove(10 * BP, 10 * BP + 3), 0);
+	ck_assert_int_eq(bremove(10 * BP + 3, 13 * BP + 1), 0);
+	ck_assert_int_eq(bremove(4 * BP, 4 * BP + 8), 0);
+	ck_assert_int_eq(bremove(4 * BP + 12, 5 * BP), 0);
+	ck_assert_uint_eq(range_map_snapshot(&map, NULL, 0), 0);
+	bcheck();
+}
+END_TEST
+
+/* Inactive, then activated: whole pages only, touching ones in one call. */
+START_TEST(test_bytes_late_activation)
+{
+	ck_assert_int_eq(binsert(BP + 5, 3 * BP + 1, 1), 0);  /* page 2 whole */
+	ck_assert_int_eq(binsert(3 * BP + 1, 4 * BP, 1), 0);  /* completes page 3 */
+	ck_assert_int_eq(binsert(6 * BP + 1, 6 * BP + 2, 1), 0);
+	ck_assert_int_eq(binsert(HSTART + 3, HSTART + 2 * HP, 1), 0); /* huge page 1 whole */
+	ck_assert_uint_eq(fake_calls, 0);
+	bcheck();
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	ck_assert_uint_eq(fake_calls, 2);
+	bcheck();
+}
+END_TEST
+
+/* Huge pages: the same rule at the huge page's size, including a small
+ * range registered before the huge page was known to be one. */
+START_TEST(test_bytes_huge)
+{
+	size_t h = HSTART + HP;
+
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	/* inside one small page: no madvise, so no EINVAL: stays small */
+	ck_assert_int_eq(binsert(h + 1, h + 3, 0), 0);
+	ck_assert_uint_eq(fake_calls, 0);
+	/* covers small pages: EINVAL, then judged at the huge size */
+	ck_assert_int_eq(binsert(h + 3, h + HP - 1, 0), 0);
+	bcheck();
+	/* the last unit and the first: the huge page is whole */
+	ck_assert_int_eq(binsert(h + HP - 1, h + HP, 0), 0);
+	ck_assert_int_eq(binsert(h, h + 1, 0), 0);
+	ck_assert(bdc[h / BP]);
+	bcheck();
+	/* release the small range first: judged at the huge size too */
+	ck_assert_int_eq(bremove(h + 1, h + 3), 0);
+	ck_assert(!bdc[h / BP]);
+	bcheck();
+	ck_assert_int_eq(bremove(h + 3, h + HP - 1), 0);
+	ck_assert_int_eq(bremove(h, h + 1), 0);
+	ck_assert_int_eq(bremove(h + HP - 1, h + HP), 0);
+	bcheck();
+	ck_assert_uint_eq(range_map_snapshot(&map, NULL, 0), 0);
+}
+END_TEST
+
+/* Random inserts and releases (live ranges released in any order, some
+ * re-registered at once, some releases of what is not held), against the
+ * byte model; activation part way. */
+START_TEST(test_bytes_random_vs_model)
+{
+	static size_t live_a[4096], live_b[4096];
+	unsigned int seed = 777 + (unsigned int)_i;
+	size_t nlive = 0;
+
+	for (int step = 0; step < 5000; step++) {
+		int op = rand_r(&seed) % 8;
+		int huge_region = rand_r(&seed) % 3 == 0;
+		size_t lo = huge_region ? HSTART : 0, span = huge_region ? BUNITS - HSTART : HSTART;
+		size_t len = (size_t)rand_r(&seed) % (rand_r(&seed) % 4 ? 3 * BP : 2 * HP) + 1;
+		size_t a = lo + (size_t)rand_r(&seed) % (span - len), b = a + len;
+		int active = step >= 1500;
+
+		if (step == 1500)
+			ck_assert_int_eq(range_map_activate(&map), 0);
+		if (op <= 3 && nlive < 4096) {
+			/* before activation fork.c records huge ranges at their
+			 * size only with RDMAV_HUGEPAGES_SAFE: do that */
+			ck_assert_int_eq(binsert(a, b, !active), 0);
+			live_a[nlive] = a;
+			live_b[nlive++] = b;
+		} else if (op <= 6 && nlive) {
+			size_t k = (size_t)rand_r(&seed) % nlive;
+
+			ck_assert_int_eq(bremove(live_a[k], live_b[k]), 0);
+			if (op == 6) { /* rereg: the same range again */
+				ck_assert_int_eq(binsert(live_a[k], live_b[k], !active), 0);
+			} else {
+				live_a[k] = live_a[--nlive];
+				live_b[k] = live_b[nlive];
+			}
+		} else if (!bcovered(a, b)) {
+			ck_assert_int_eq(bremove(a, b), -EINVAL);
+		}
+		if (step % 100 == 0)
+			bcheck();
+	}
+	bcheck();
+	while (nlive) {
+		nlive--;
+		ck_assert_int_eq(bremove(live_a[nlive], live_b[nlive]), 0);
+	}
+	bcheck();
+	ck_assert_uint_eq(range_map_snapshot(&map, NULL, 0), 0);
+}
+END_TEST
+
+/* A failing madvise in the middle of an insert or remove that advises
+ * several runs, whole and partial pages among them: nothing changes. */
+START_TEST(test_bytes_injected_failures)
+{
+	int errs[] = { EPERM, ENOMEM };
+
+	for (int remove = 0; remove < 2; remove++)
+		for (size_t ei = 0; ei < 2; ei++)
+			for (unsigned long k = 1;; k++) {
+				int ret;
+
+				range_map_destroy(&map);
+				byte_setup();
+				ck_assert_int_eq(range_map_activate(&map), 0);
+				/* holes of partial pages and whole ones */
+				for (size_t p = 0; p < 40; p += 5)
+					ck_assert_int_eq(binsert(p * BP + 3, (p + 2) * BP + 7, 0), 0);
+				if (remove)
+					ck_assert_int_eq(binsert(1, 45 * BP - 2, 0), 0);
+				fail_errno = errs[ei];
+				fail_at = fake_calls + k;
+				ret = remove ? bremove(1, 45 * BP - 2) : binsert(1, 45 * BP - 2, 0);
+				bcheck();
+				if (!ret)
+					break;
+				ck_assert_msg(!remove || errs[ei] != ENOMEM, "ENOMEM on DOFORK is success");
+				ck_assert_int_eq(ret, -errs[ei]);
+			}
+}
+END_TEST
+
+/* Threads registering sub-page ranges that share pages: nothing lost,
+ * every page given back at the end. */
+static void *byte_worker(void *arg)
+{
+	struct thr *t = arg;
+	unsigned int seed = (unsigned int)t->id + 1;
+
+	for (int i = 0; i < 3000; i++) {
+		size_t a = (size_t)rand_r(&seed) % (HSTART - 64), b = a + (size_t)rand_r(&seed) % 60 + 1;
+
+		if (range_map_insert(&map, BBASE + a, BBASE + b, 0) ||
+		    range_map_remove(&map, BBASE + a, BBASE + b, 1))
+			t->failures++;
+	}
+	return NULL;
+}
+
+START_TEST(test_bytes_threads)
+{
+	pthread_t th[8];
+	struct thr t[8];
+
+	ck_assert_int_eq(range_map_activate(&map), 0);
+	for (size_t i = 0; i < 8; i++) {
+		t[i].id = i;
+		t[i].failures = 0;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, byte_worker, &t[i]), 0);
+	}
+	for (size_t i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(t[i].failures, 0);
+	}
+	bcheck();
+	ck_assert_uint_eq(range_map_snapshot(&map, NULL, 0), 0);
+}
+END_TEST
+
 static Suite *make_range_map_suite(void)
 {
 	Suite *s = suite_create("range_map");
@@ -441,6 +801,17 @@ static Suite *make_range_map_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_threads_grow);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bytes");
+	tcase_add_checked_fixture(tc, byte_setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_bytes_partial_page);
+	tcase_add_test(tc, test_bytes_late_activation);
+	tcase_add_test(tc, test_bytes_huge);
+	tcase_add_loop_test(tc, test_bytes_random_vs_model, 0, 4);
+	tcase_add_test(tc, test_bytes_injected_failures);
+	tcase_add_test(tc, test_bytes_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
