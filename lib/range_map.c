@@ -572,7 +572,7 @@ struct page_it {
 
 static int page_next(struct page_it *it, uintptr_t *ps, uintptr_t *pe)
 {
-	uintptr_t es, ee, a, b;
+	uintptr_t es = 0, ee = 0, a, b;
 
 	while (edge_next(&it->e, &es, &ee)) {
 		if (it->shrink) {
