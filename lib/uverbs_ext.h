@@ -10,6 +10,10 @@
 #ifndef SV_UVERBS_EXT_H
 #define SV_UVERBS_EXT_H
 
+#ifndef HAVE_DECL_UVERBS_OBJECT_DMAH
+#error "config.h (configure's HAVE_DECL_*) must come first"
+#endif
+
 #include <linux/types.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>

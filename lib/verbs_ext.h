@@ -14,6 +14,10 @@
 #ifndef SV_VERBS_EXT_H
 #define SV_VERBS_EXT_H
 
+#ifndef HAVE_DECL_IBV_REG_MR_EX
+#error "config.h (configure's HAVE_DECL_*) must come first"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
