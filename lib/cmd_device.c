@@ -51,6 +51,29 @@ int sv_cmd_query_context(struct ibv_context *ctx)
 	return 0;
 }
 
+int sv_cmd_query_port_speed(struct ibv_context *ctx, uint32_t port_num,
+			    uint64_t *speed)
+{
+	struct sv_ioctl cmd;
+	uint64_t v = 0;
+	int ret;
+
+	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT_SPEED);
+	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num);
+	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, &v, sizeof(v));
+	ret = sv_ioctl_exec(ctx, &cmd);
+	if (sv_ioctl_unsupported(ret)) {
+		/* no method (a kernel before it) or no driver op (rxe, siw) */
+		sv_dbg("%s port %u: the kernel reports no effective speed (%s)",
+		       ctx->device->name, port_num, strerror(ret));
+		return EOPNOTSUPP;
+	}
+	if (ret)
+		return ret;
+	*speed = v;
+	return 0;
+}
+
 #define END_OF(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
 
 static void copy_base_attr(struct ibv_device_attr *a,

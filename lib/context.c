@@ -16,7 +16,35 @@ const struct sv_obj_layout sv_native_layout = {
 	.qp_comp_mask = offsetof(struct sv_qp, comp_mask),
 	.qp_xrcd = offsetof(struct sv_qp, xrcd),
 	.port_attr_size = SV_PORT_ATTR_SIZE,
+	.vctx_size = SV_VCTX_SIZE_NEWEST, /* struct sv_context has the room */
 };
+_Static_assert(offsetof(struct sv_context, vctx) -
+			       offsetof(struct sv_context, vctx_grown) ==
+		       SV_VCTX_GROWN_SLOTS * sizeof(void *),
+	       "the grown slots lie right in front of the verbs_context");
+
+/* The slots rdma-core 59-64 added in front of query_port, nearest first,
+ * as many as the context's verbs_context has (rdma-core's core points them
+ * at the ops; nothing in verbs.h reads them). */
+static void install_grown(struct verbs_context *v,
+			  const struct sv_context_ops *ops, size_t vctx_size)
+{
+	void (*const grown[SV_VCTX_GROWN_SLOTS])(void) = {
+		(void (*)(void))ops->alloc_dmah,
+		(void (*)(void))ops->dealloc_dmah,
+		(void (*)(void))ops->reg_mr_ex,
+		(void (*)(void))ops->dm_export_dmabuf_fd,
+		(void (*)(void))ops->alloc_buf,
+		(void (*)(void))ops->free_buf,
+	};
+	char *query_port = (char *)&v->query_port;
+	size_t n = vctx_size > SV_VCTX_SIZE_44 ?
+			   (vctx_size - SV_VCTX_SIZE_44) / sizeof(void *) : 0;
+
+	for (size_t i = 0; i < n && i < SV_VCTX_GROWN_SLOTS; i++)
+		memcpy(query_port - (ptrdiff_t)((i + 1) * sizeof(void *)),
+		       &grown[i], sizeof(grown[i]));
+}
 
 void sv_context_install_ops(struct verbs_context *v)
 {
@@ -75,6 +103,7 @@ void sv_context_install_ops(struct verbs_context *v)
 	v->create_srq_ex = sv_vctx_create_srq_ex;
 	v->open_xrcd = ops->open_xrcd;
 	v->close_xrcd = ops->close_xrcd;
+	install_grown(v, ops, v->priv->layout->vctx_size);
 }
 
 int sv_context_finish_open(struct verbs_context *vctx)
@@ -111,8 +140,9 @@ static struct sv_context *context_alloc(struct ibv_device *device,
 	ctx->core.ops = sv_default_ops;
 	sv_ops_merge(&ctx->core.ops, prov->ops);
 
-	/* verbs.h's contract for extended contexts */
-	ctx->vctx.sz = sizeof(struct verbs_context);
+	/* verbs.h's contract for extended contexts: sz is how much of the
+	 * struct there is (with every slot of rdma-core 65's) */
+	ctx->vctx.sz = SV_VCTX_SIZE_NEWEST;
 	ctx->vctx.priv = &ctx->core;
 	ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	ctx->vctx.context.device = device;

@@ -16,7 +16,9 @@
 #include "env.h"
 #include "log.h"
 #include "provider.h"
+#include "uverbs_ext.h"
 #include "verbs_device.h"
+#include "verbs_ext.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
 
@@ -119,7 +121,35 @@ struct sv_obj_layout {
 	uint16_t qp_comp_mask;   /* offset of verbs_qp.comp_mask (a u32) */
 	uint16_t qp_xrcd;        /* offset of verbs_qp.xrcd (a pointer) */
 	uint16_t port_attr_size; /* sizeof(struct ibv_port_attr) */
+	/* sizeof(struct verbs_context) as the provider has it: rdma-core
+	 * 59, 62 and 64 added slots in front of query_port (the struct
+	 * grows towards lower addresses, the ibv_context stays last), so
+	 * only this much room lies before the context's ibv_context */
+	uint16_t vctx_size;
 };
+/* sizeof(struct verbs_context) of rdma-core 44-58 and the slots added in
+ * front of query_port since, nearest first: alloc_dmah, dealloc_dmah,
+ * reg_mr_ex (59), dm_export_dmabuf_fd (62), alloc_buf, free_buf (64). */
+#define SV_VCTX_SIZE_44 648
+#define SV_VCTX_GROWN_SLOTS 6
+#define SV_VCTX_SIZE_NEWEST (SV_VCTX_SIZE_44 + SV_VCTX_GROWN_SLOTS * 8)
+_Static_assert(sizeof(struct verbs_context) >= SV_VCTX_SIZE_44 &&
+		       sizeof(struct verbs_context) <= SV_VCTX_SIZE_NEWEST &&
+		       offsetof(struct verbs_context, context) -
+				       offsetof(struct verbs_context, query_port) ==
+			       SV_VCTX_SIZE_44 - sizeof(struct ibv_context),
+	       "struct verbs_context is rdma-core 44's, grown in front only");
+/* The verbs_context of a provider's allocation whose verbs_context begins
+ * at base and is vctx_size bytes (its ibv_context is last): the system
+ * header's struct placed so that the common part (query_port on) falls
+ * where the provider has it. Only members from query_port on, and the
+ * grown slots through sv_vctx_set_grown, may be touched. */
+static inline struct verbs_context *sv_vctx_at(void *base, size_t vctx_size)
+{
+	return (struct verbs_context *)((char *)base +
+					((ptrdiff_t)vctx_size -
+					 (ptrdiff_t)sizeof(struct verbs_context)));
+}
 /* The built-in providers' (struct sv_qp; the whole sv_port_attr). */
 extern const struct sv_obj_layout sv_native_layout;
 
@@ -327,8 +357,10 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 			   struct ibv_gid_entry *entries, size_t max_entries);
 
 /* ---- public verbs internals --------------------------------------------- */
-/* rdma-core 49's verbs.h declares it; 44's does not (lib/strings.c). */
-const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
+/* The name of a work request opcode (lib/strings.c): exported as
+ * ibv_wr_opcode_str, which rdma-core puts in its provider ABI node
+ * (lib/pabi/context.c). */
+const char *sv_wr_opcode_str(enum ibv_wr_opcode opcode);
 /* The size of the pre-2017 struct ibv_port_attr that the exported
  * ibv_query_port@IBVERBS_1.1 fills (it ends after `flags`). */
 #define SV_COMPAT_PORT_ATTR_SIZE offsetof(struct ibv_port_attr, port_cap_flags2)

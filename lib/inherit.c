@@ -208,6 +208,33 @@ REF_PTR(import_mr, struct ibv_mr, struct ibv_pd *pd, uint32_t h)
 REF_VOID(unimport_mr, struct ibv_mr *mr)
 REF_PTR(import_dm, struct ibv_dm, struct ibv_context *c, uint32_t h)
 REF_VOID(unimport_dm, struct ibv_dm *dm)
+/* rdma-core 59-65 */
+REF_INT(query_port_speed, struct ibv_context *c, uint32_t p, uint64_t *s)
+REF_PTR(reg_mr_ex, struct ibv_mr, struct ibv_pd *pd, struct ibv_mr_init_attr *a)
+REF_PTR(alloc_dmah, struct ibv_dmah, struct ibv_context *c, struct ibv_dmah_init_attr *a)
+REF_INT(dealloc_dmah, struct ibv_dmah *d)
+REF_PTR(alloc_buf, void, struct ibv_pd *pd, size_t s, struct ibv_buf **b)
+static void ref_free_buf(struct ibv_buf *b)
+{
+	refuse("ibv_free_buf"); /* void: the log line is all it can say */
+}
+static int ref_dm_export_dmabuf_fd(struct ibv_dm *dm)
+{
+	errno = refuse("ibv_dm_export_dmabuf_fd");
+	return -1;
+}
+REF_INT(query_comp_cntr_caps, struct ibv_context *c, struct ibv_comp_cntr_caps *caps, size_t n)
+REF_PTR(create_comp_cntr, struct ibv_comp_cntr, struct ibv_context *c,
+	struct ibv_comp_cntr_init_attr *a)
+REF_INT(destroy_comp_cntr, struct ibv_comp_cntr *cc)
+REF_INT(set_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+REF_INT(set_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+REF_INT(inc_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+REF_INT(inc_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+REF_INT(read_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
+REF_INT(read_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
+REF_INT(qp_attach_comp_cntr, struct ibv_qp *qp, struct ibv_comp_cntr *cc,
+	struct ibv_qp_attach_comp_cntr_attr *a)
 
 /* ibv_qp_ex: the builders do nothing, ibv_wr_complete refuses. */
 REF_VOID(wr_atomic_cmp_swp, struct ibv_qp_ex *q, uint32_t r, uint64_t a, uint64_t c, uint64_t s)
@@ -262,7 +289,12 @@ static const struct sv_context_ops refusing_ops = {
 	REF(destroy_counters), REF(attach_counters_point_flow), REF(read_counters), REF(alloc_dm),
 	REF(free_dm), REF(reg_dm_mr), REF(create_flow_action_esp), REF(modify_flow_action_esp),
 	REF(destroy_flow_action), REF(import_pd), REF(unimport_pd), REF(import_mr),
-	REF(unimport_mr), REF(import_dm), REF(unimport_dm),
+	REF(unimport_mr), REF(import_dm), REF(unimport_dm), REF(query_port_speed),
+	REF(reg_mr_ex), REF(alloc_dmah), REF(dealloc_dmah), REF(alloc_buf), REF(free_buf),
+	REF(dm_export_dmabuf_fd), REF(query_comp_cntr_caps), REF(create_comp_cntr),
+	REF(destroy_comp_cntr), REF(set_comp_cntr), REF(set_err_comp_cntr), REF(inc_comp_cntr),
+	REF(inc_err_comp_cntr), REF(read_comp_cntr), REF(read_err_comp_cntr),
+	REF(qp_attach_comp_cntr),
 };
 
 const struct sv_context_ops *sv_inherit_refusing_ops(void)

@@ -309,3 +309,217 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	mr->length = length;
 	return mr;
 }
+
+/* ---- ibv_reg_mr_ex (rdma-core 59) and ibv_reg_buf_mr (64) ------------------- */
+
+#define SV_REG_MR_MASK_KNOWN                                                   \
+	(IBV_REG_MR_MASK_IOVA | IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_FD |    \
+	 IBV_REG_MR_MASK_FD_OFFSET | IBV_REG_MR_MASK_DMAH |                    \
+	 IBV_REG_MR_MASK_BUF)
+
+/* A registration of a buffer of ibv_alloc_buf as what it is: memory by
+ * address, or, when the buffer has a dma-buf, a range of that dma-buf
+ * (rdma-core 64's rule). 0 or a positive errno. */
+static int reg_attr_of_buf(struct ibv_pd *pd, struct ibv_buf *buf,
+			   struct ibv_mr_init_attr *a)
+{
+	uintptr_t base, addr = (uintptr_t)a->addr;
+	size_t off;
+
+	if (!buf) {
+		sv_err("ibv_reg_mr_ex: IBV_REG_MR_MASK_BUF without a buffer");
+		return EINVAL;
+	}
+	base = (uintptr_t)buf->addr;
+	if (buf->pd != pd) {
+		sv_err("ibv_reg_mr_ex: the buffer was allocated on another protection domain");
+		return EINVAL;
+	}
+	if (!(a->comp_mask & IBV_REG_MR_MASK_ADDR) ||
+	    (a->comp_mask & (IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET))) {
+		sv_err("ibv_reg_mr_ex: a buffer is registered by address (ADDR, no FD or FD_OFFSET)");
+		return EINVAL;
+	}
+	off = addr - base;
+	if (addr < base || off > buf->size || a->length > buf->size - off) {
+		sv_err("ibv_reg_mr_ex: %zu bytes at %p are not inside the buffer (%zu bytes at %p)",
+		       a->length, a->addr, buf->size, buf->addr);
+		return EINVAL;
+	}
+	a->comp_mask &= ~(uint64_t)IBV_REG_MR_MASK_BUF;
+	if (buf->dmabuf_fd < 0)
+		return 0;
+	if (a->comp_mask & IBV_REG_MR_MASK_IOVA) {
+		sv_err("ibv_reg_mr_ex: a dma-buf backed buffer takes no iova (its address is the iova)");
+		return EINVAL;
+	}
+	a->comp_mask &= ~(uint64_t)IBV_REG_MR_MASK_ADDR;
+	a->comp_mask |= IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET |
+			IBV_REG_MR_MASK_IOVA;
+	a->fd = buf->dmabuf_fd;
+	a->fd_offset = off;
+	a->iova = addr;
+	a->addr = NULL;
+	return 0;
+}
+
+static struct ibv_mr *reg_mr_ex_fail(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+/* ibv_reg_mr(3) of rdma-core 59: memory by address (with an iova, a DMA
+ * handle) or a dma-buf (fd, offset, iova), or a buffer of ibv_alloc_buf.
+ * Fork safety as ibv_reg_mr: memory that pins pages gets MADV_DONTFORK
+ * before the kernel pins it (fork safety on) or a note after (off); an
+ * on-demand-paging or dma-buf registration pins nothing of ours. The
+ * caller's attributes are not changed. */
+static struct ibv_mr *reg_mr_ex(struct ibv_pd *pd,
+				const struct ibv_mr_init_attr *mr_init_attr,
+				struct ibv_buf *buf)
+{
+	struct ibv_mr_init_attr a;
+	unsigned int access;
+	struct ibv_context *ctx;
+	int pinned, protect, ret;
+	struct sv_mr *smr;
+	struct ibv_mr *mr;
+	uint64_t mask;
+
+	if (!valid_pd(pd) || !mr_init_attr) {
+		sv_err("ibv_reg_mr_ex: NULL or foreign protection domain, or no attributes");
+		return reg_mr_ex_fail(EINVAL);
+	}
+	ctx = pd->context;
+	mask = mr_init_attr->comp_mask;
+	if (mask & ~(uint64_t)SV_REG_MR_MASK_KNOWN) {
+		sv_err("ibv_reg_mr_ex: unknown comp_mask bits %#llx",
+		       (unsigned long long)(mask & ~(uint64_t)SV_REG_MR_MASK_KNOWN));
+		return reg_mr_ex_fail(EOPNOTSUPP);
+	}
+	/* only what the mask names is read */
+	memset(&a, 0, sizeof(a));
+	a.length = mr_init_attr->length;
+	a.access = mr_init_attr->access;
+	a.comp_mask = mask;
+	a.fd = -1;
+	if (mask & IBV_REG_MR_MASK_IOVA)
+		a.iova = mr_init_attr->iova;
+	if (mask & IBV_REG_MR_MASK_ADDR)
+		a.addr = mr_init_attr->addr;
+	if (mask & IBV_REG_MR_MASK_FD)
+		a.fd = mr_init_attr->fd;
+	if (mask & IBV_REG_MR_MASK_FD_OFFSET)
+		a.fd_offset = mr_init_attr->fd_offset;
+	if (mask & IBV_REG_MR_MASK_DMAH)
+		a.dmah = mr_init_attr->dmah;
+	if (mask & IBV_REG_MR_MASK_BUF) {
+		ret = reg_attr_of_buf(pd, buf, &a);
+		if (ret)
+			return reg_mr_ex_fail(ret);
+		mask = a.comp_mask;
+	}
+
+	if (mask & IBV_REG_MR_MASK_FD) {
+		if ((mask & IBV_REG_MR_MASK_ADDR) ||
+		    !(mask & IBV_REG_MR_MASK_FD_OFFSET) ||
+		    !(mask & IBV_REG_MR_MASK_IOVA)) {
+			sv_err("ibv_reg_mr_ex: a dma-buf needs FD, FD_OFFSET and IOVA, and no ADDR");
+			return reg_mr_ex_fail(EINVAL);
+		}
+		if (a.fd < 0) {
+			sv_err("ibv_reg_mr_ex: dma-buf fd %d is invalid", a.fd);
+			return reg_mr_ex_fail(EBADF);
+		}
+	} else if (!(mask & IBV_REG_MR_MASK_ADDR) ||
+		   (mask & IBV_REG_MR_MASK_FD_OFFSET)) {
+		sv_err("ibv_reg_mr_ex: memory needs ADDR (and no FD_OFFSET), a dma-buf FD");
+		return reg_mr_ex_fail(EINVAL);
+	} else if ((uintptr_t)a.addr + a.length < (uintptr_t)a.addr &&
+		   !((a.access & IBV_ACCESS_ON_DEMAND) && a.length == SIZE_MAX)) {
+		sv_err("ibv_reg_mr_ex: bad range: %zu bytes at %p", a.length, a.addr);
+		return reg_mr_ex_fail(EINVAL);
+	}
+	if ((mask & IBV_REG_MR_MASK_DMAH) &&
+	    (!a.dmah || a.dmah->context != ctx)) {
+		sv_err("ibv_reg_mr_ex: NULL or foreign DMA handle");
+		return reg_mr_ex_fail(EINVAL);
+	}
+	access = (unsigned int)a.access;
+	ret = check_access(ctx, &access);
+	if (ret)
+		return reg_mr_ex_fail(ret);
+	a.access = (int)access;
+
+	/* the fork-safety part, exactly as ibv_reg_mr's */
+	pinned = !(mask & IBV_REG_MR_MASK_FD) && pins_pages(access);
+	protect = pinned && sv_fork_mr_protecting();
+	ret = protect ? sv_fork_range_add(a.addr, a.length) : 0;
+	if (ret) {
+		sv_err("fork protection of %zu bytes at %p failed: %d", a.length,
+		       a.addr, ret);
+		return reg_mr_ex_fail(-ret);
+	}
+	mr = sv_priv(ctx)->ops.reg_mr_ex(pd, &a);
+	if (!mr) {
+		int err = errno ? errno : EIO;
+
+		sv_dbg("ibv_reg_mr_ex (comp_mask %#llx, %zu bytes): %s",
+		       (unsigned long long)mask, a.length, strerror(err));
+		if (protect)
+			sv_fork_range_del(a.addr, a.length);
+		return reg_mr_ex_fail(err);
+	}
+	if (pinned && !protect) {
+		ret = sv_fork_mr_record(mr, a.addr, a.length);
+		if (ret) {
+			sv_err("recording %zu bytes at %p for fork safety failed: %d",
+			       a.length, a.addr, ret);
+			sv_priv(ctx)->ops.dereg_mr(mr);
+			return reg_mr_ex_fail(-ret);
+		}
+	}
+	/* what ibv_dereg_mr goes by, whoever made the MR */
+	smr = container_of(mr, struct sv_mr, mr);
+	smr->mr_type = (mask & IBV_REG_MR_MASK_FD) ? SV_MR_TYPE_DMABUF_MR :
+						     SV_MR_TYPE_MR;
+	smr->access = (int)access;
+	mr->context = ctx;
+	mr->pd = pd;
+	mr->length = a.length;
+	/* a dma-buf's "address" is its offset, as ibv_reg_dmabuf_mr's */
+	mr->addr = (mask & IBV_REG_MR_MASK_ADDR) ? a.addr :
+						   (void *)(uintptr_t)a.fd_offset;
+	return mr;
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd,
+				       struct ibv_mr_init_attr *mr_init_attr)
+{
+	/* attr->buf is read only when the mask names it: a program built
+	 * against an rdma-core 59-63 verbs.h has no such member */
+	return reg_mr_ex(pd, mr_init_attr,
+			 mr_init_attr &&
+					 (mr_init_attr->comp_mask & IBV_REG_MR_MASK_BUF) ?
+				 sv_mr_init_attr_buf(mr_init_attr) :
+				 NULL);
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf,
+					void *addr, size_t length, int access)
+{
+	struct ibv_mr_init_attr a;
+
+	if (!buf) {
+		sv_err("ibv_reg_buf_mr: no buffer");
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.length = length;
+	a.access = access;
+	a.comp_mask = IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR;
+	a.addr = addr;
+	return reg_mr_ex(pd, &a, buf);
+}

@@ -8,9 +8,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core.h"
 
@@ -127,6 +130,30 @@ NOSUP_PTR(import_dm, struct ibv_dm, struct ibv_context *c, uint32_t h)
 static void nop_unimport_pd(struct ibv_pd *pd) {}
 static void nop_unimport_mr(struct ibv_mr *mr) {}
 static void nop_unimport_dm(struct ibv_dm *dm) {}
+/* rdma-core 59-65's verbs: DMA handles, device-memory dma-bufs and
+ * completion counters are the hardware's */
+NOSUP_PTR(alloc_dmah, struct ibv_dmah, struct ibv_context *c,
+	  struct ibv_dmah_init_attr *a)
+NOSUP_INT(dealloc_dmah, struct ibv_dmah *d)
+static int nosup_dm_export_dmabuf_fd(struct ibv_dm *dm)
+{
+	errno = EOPNOTSUPP;
+	return -1;
+}
+NOSUP_INT(query_comp_cntr_caps, struct ibv_context *c,
+	  struct ibv_comp_cntr_caps *caps, size_t n)
+NOSUP_PTR(create_comp_cntr, struct ibv_comp_cntr, struct ibv_context *c,
+	  struct ibv_comp_cntr_init_attr *a)
+NOSUP_INT(destroy_comp_cntr, struct ibv_comp_cntr *cc)
+NOSUP_INT(set_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+NOSUP_INT(set_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+NOSUP_INT(inc_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+NOSUP_INT(inc_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
+NOSUP_INT(read_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
+NOSUP_INT(read_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
+NOSUP_INT(qp_attach_comp_cntr, struct ibv_qp *qp, struct ibv_comp_cntr *cc,
+	  struct ibv_qp_attach_comp_cntr_attr *a)
+NOSUP_INT(query_port_speed, struct ibv_context *c, uint32_t p, uint64_t *s)
 
 /* The slots that have a generic default for the built-in providers need
  * a plain EOPNOTSUPP one too: rdma-core's providers start from nothing
@@ -268,6 +295,87 @@ static struct ibv_mr *generic_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return &mr->mr;
 }
 
+/* ibv_reg_mr_ex on a provider without its own (rdma-core's rule): what
+ * the older registration ops can say, memory by address (reg_mr) or a
+ * dma-buf (reg_dmabuf_mr); a DMA handle they cannot. The core has checked
+ * the mask and done the fork-safety part. */
+static struct ibv_mr *generic_reg_mr_ex(struct ibv_pd *pd,
+					struct ibv_mr_init_attr *attr)
+{
+	const struct sv_context_ops *ops = &sv_priv(pd->context)->ops;
+	uint64_t mask = attr->comp_mask;
+
+	if (mask & ~(uint64_t)(IBV_REG_MR_MASK_IOVA | IBV_REG_MR_MASK_ADDR |
+			       IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET)) {
+		sv_dbg("reg_mr_ex: comp_mask %#llx (a DMA handle) needs the provider's own reg_mr_ex",
+		       (unsigned long long)mask);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (mask & IBV_REG_MR_MASK_FD)
+		return ops->reg_dmabuf_mr(pd, attr->fd_offset, attr->length,
+					  attr->iova, attr->fd, attr->access);
+	return ops->reg_mr(pd, attr->addr, attr->length,
+			   (mask & IBV_REG_MR_MASK_IOVA) ? attr->iova :
+							   (uintptr_t)attr->addr,
+			   attr->access);
+}
+
+/* ibv_alloc_buf's default: anonymous memory of whole pages, so that no
+ * other data shares a page with it (fork safety protects whole pages).
+ * The buffer is the caller's until ibv_free_buf. */
+static void *generic_alloc_buf(struct ibv_pd *pd, size_t size,
+			       struct ibv_buf **buf)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct ibv_buf *b;
+	size_t len;
+	void *p;
+
+	if (!size || size > SIZE_MAX - (size_t)page) {
+		errno = EINVAL;
+		return NULL;
+	}
+	len = (size + (size_t)page - 1) & ~((size_t)page - 1);
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED) {
+		int err = errno;
+
+		free(b);
+		errno = err;
+		return NULL;
+	}
+	b->addr = p;
+	b->size = size;
+	b->pd = pd;
+	b->dmabuf_fd = -1;
+	*buf = b;
+	return p;
+}
+
+static void generic_free_buf(struct ibv_buf *buf)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	munmap(buf->addr, (buf->size + (size_t)page - 1) & ~((size_t)page - 1));
+	free(buf);
+}
+
+/* What the kernel reports (QUERY_PORT_SPEED); EOPNOTSUPP where it reports
+ * nothing (no such method, or a driver without it: rxe and siw as of
+ * 7.2), as rdma-core's librxe and libsiw answer. */
+static int generic_query_port_speed(struct ibv_context *ctx, uint32_t port_num,
+				    uint64_t *speed)
+{
+	return sv_cmd_query_port_speed(ctx, port_num, speed);
+}
+
 static int generic_dealloc_mw(struct ibv_mw *mw)
 {
 	int ret = sv_cmd_dealloc_mw(mw);
@@ -404,6 +512,23 @@ const struct sv_context_ops sv_default_ops = {
 	.unimport_mr = nop_unimport_mr,
 	.import_dm = nosup_import_dm,
 	.unimport_dm = nop_unimport_dm,
+	.query_port_speed = generic_query_port_speed,
+	.reg_mr_ex = generic_reg_mr_ex,
+	.alloc_dmah = nosup_alloc_dmah,
+	.dealloc_dmah = nosup_dealloc_dmah,
+	.alloc_buf = generic_alloc_buf,
+	.free_buf = generic_free_buf,
+	.dm_export_dmabuf_fd = nosup_dm_export_dmabuf_fd,
+	.query_comp_cntr_caps = nosup_query_comp_cntr_caps,
+	.create_comp_cntr = nosup_create_comp_cntr,
+	.destroy_comp_cntr = nosup_destroy_comp_cntr,
+	.set_comp_cntr = nosup_set_comp_cntr,
+	.set_err_comp_cntr = nosup_set_err_comp_cntr,
+	.inc_comp_cntr = nosup_inc_comp_cntr,
+	.inc_err_comp_cntr = nosup_inc_err_comp_cntr,
+	.read_comp_cntr = nosup_read_comp_cntr,
+	.read_err_comp_cntr = nosup_read_err_comp_cntr,
+	.qp_attach_comp_cntr = nosup_qp_attach_comp_cntr,
 };
 
 /* Where rdma-core's providers start (verbs_init_context): the same
@@ -427,6 +552,9 @@ static struct sv_context_ops nosup_table(void)
 	t.modify_qp = nosup_modify_qp;
 	t.attach_mcast = nosup_attach_mcast;
 	t.detach_mcast = nosup_detach_mcast;
+	/* rdma-core answers EOPNOTSUPP for a provider without the op; its
+	 * reg_mr_ex and alloc_buf defaults are the ones above */
+	t.query_port_speed = nosup_query_port_speed;
 	return t;
 }
 

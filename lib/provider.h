@@ -45,6 +45,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "log.h"
+#include "verbs_ext.h"
 
 #ifndef container_of
 #define container_of(ptr, type, member)                                       \
@@ -174,6 +175,9 @@ struct sv_context_ops {
 			  struct ibv_port_attr *attr);
 	int (*query_rt_values)(struct ibv_context *ctx,
 			       struct ibv_values_ex *values);
+	/* the port's effective bandwidth, 100 Mb/s units (rdma-core 62) */
+	int (*query_port_speed)(struct ibv_context *ctx, uint32_t port_num,
+				uint64_t *speed);
 	/* called by ibv_get_async_event for every event, before it returns */
 	void (*async_event)(struct ibv_context *ctx, struct ibv_async_event *ev);
 
@@ -202,6 +206,19 @@ struct sv_context_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list,
 			 uint32_t num_sges);
+	/* ibv_reg_mr_ex (rdma-core 59): the core has checked the attributes
+	 * and done the fork-safety part; the default registers through
+	 * reg_mr or reg_dmabuf_mr */
+	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd,
+				    struct ibv_mr_init_attr *attr);
+	/* DMA handles (rdma-core 59) */
+	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *ctx,
+				       struct ibv_dmah_init_attr *attr);
+	int (*dealloc_dmah)(struct ibv_dmah *dmah);
+	/* buffers for ibv_reg_buf_mr (rdma-core 64): the default is page
+	 * aligned anonymous memory of the caller's */
+	void *(*alloc_buf)(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+	void (*free_buf)(struct ibv_buf *buf);
 
 	/* memory windows */
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
@@ -305,6 +322,29 @@ struct sv_context_ops {
 	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
 				      struct ibv_flow_action_esp_attr *attr);
 	int (*destroy_flow_action)(struct ibv_flow_action *action);
+	/* a dma-buf fd of device memory (rdma-core 62): the fd, or -1 with
+	 * errno */
+	int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
+
+	/* completion counters (rdma-core 65) */
+	int (*query_comp_cntr_caps)(struct ibv_context *ctx,
+				    struct ibv_comp_cntr_caps *caps,
+				    size_t caps_size);
+	struct ibv_comp_cntr *(*create_comp_cntr)(
+		struct ibv_context *ctx, struct ibv_comp_cntr_init_attr *attr);
+	int (*destroy_comp_cntr)(struct ibv_comp_cntr *comp_cntr);
+	int (*set_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+	int (*set_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				 uint64_t value);
+	int (*inc_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+	int (*inc_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				 uint64_t amount);
+	int (*read_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+	int (*read_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				  uint64_t *value);
+	int (*qp_attach_comp_cntr)(struct ibv_qp *qp,
+				   struct ibv_comp_cntr *comp_cntr,
+				   struct ibv_qp_attach_comp_cntr_attr *attr);
 
 	/* sharing objects between processes (ibv_import_*) */
 	struct ibv_pd *(*import_pd)(struct ibv_context *ctx, uint32_t pd_handle);
@@ -372,6 +412,10 @@ struct sv_context {
 	const struct sv_provider *provider;
 	unsigned int abi_version;   /* the device's uverbs ABI */
 	struct verbs_ex_private core;
+	/* room for the slots rdma-core 59-64 put in front of verbs_context
+	 * (lib/core.h, SV_VCTX_GROWN_SLOTS), whatever the system's verbs.h
+	 * has of them */
+	void *vctx_grown[6];
 	/* what applications see; must be last (verbs.h's layout) */
 	struct verbs_context vctx;
 };
@@ -425,6 +469,10 @@ int sv_cmd_query_device_ex(struct ibv_context *ctx,
 /* QUERY_PORT: fills attr up to attr_size bytes (52: rdma-core 44's
  * struct ibv_port_attr; SV_PORT_ATTR_SIZE: also active_speed_ex). */
 #define SV_PORT_ATTR_SIZE 56
+/* QUERY_PORT_SPEED (ioctl; rdma-core 62): 0, or a positive errno
+ * (EOPNOTSUPP when the kernel or its driver has no such answer). */
+int sv_cmd_query_port_speed(struct ibv_context *ctx, uint32_t port_num,
+			    uint64_t *speed);
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 		      struct ibv_port_attr *attr, size_t attr_size);
 

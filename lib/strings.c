@@ -78,6 +78,8 @@ SV_EXPORT const char *ibv_event_type_str(enum ibv_event_type event)
 		[IBV_EVENT_CLIENT_REREGISTER] = "client reregistration",
 		[IBV_EVENT_GID_CHANGE] = "GID table change",
 		[IBV_EVENT_WQ_FATAL] = "WQ fatal",
+		/* rdma-core 62 */
+		[IBV_EVENT_DEVICE_SPEED_CHANGE] = "Device link speed change",
 	};
 
 	return name_of(names, ARRAY_SIZE(names), event);
@@ -120,7 +122,7 @@ SV_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status status)
 /* IBVERBS_PRIVATE_34 since rdma-core 49 (declared in its verbs.h): the
  * opcode's name as rdma-core prints it. FLUSH (14) is newer than some
  * verbs.h this builds with, hence the number. */
-SV_EXPORT const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode)
+const char *sv_wr_opcode_str(enum ibv_wr_opcode opcode)
 {
 	static const char *const names[] = {
 		[IBV_WR_RDMA_WRITE] = "rdma-write",

@@ -523,12 +523,21 @@ SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 
 	if (!qp || !valid_ctx(qp->context))
 		return 0;
-	if (flags & ~(uint32_t)IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS)
+	/* rdma-core 60 added DEVICE_ONLY: the device's answer whatever the
+	 * CPU (rdma-core answers 0 on CPUs other than x86 without it) */
+	if (flags & ~(uint32_t)(IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS |
+				IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY))
 		return 0;
+#if !defined(__i386__) && !defined(__x86_64__)
+	if (!(flags & IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY))
+		return 0;
+#endif
 	caps = ops_of(qp->context)->query_qp_data_in_order(qp, op, flags);
 	if (caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG)
 		caps |= IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
-	return flags ? caps : !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
+	if (flags & IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS)
+		return caps;
+	return !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
 }
 
 /* ---- address handles and multicast -------------------------------------- */

@@ -3,7 +3,7 @@
  * (driver.h): rdma-core's provider libraries allocate the verbs_device of
  * a device they drive (alloc_device) and read the verbs_sysfs_dev the
  * core found, so every listed device is one, whoever drives it. These
- * structures are the same in every rdma-core release from 44 to 56
+ * structures are the same in every rdma-core release from 44 to 65
  * (checked against the sources at each tag; lib/pabi/generations.c has
  * the ones that differ). Member names follow rdma-core's, so that a
  * reader can compare. */
@@ -18,6 +18,16 @@
 #include <time.h>
 
 #include <infiniband/verbs.h>
+
+/* rdma-core 64 (driver.h): a buffer of ibv_alloc_buf, the provider's or
+ * the core's default (page-aligned memory of its own); ibv_reg_buf_mr
+ * registers a range of it, through the dma-buf when it has one. */
+struct ibv_buf {
+	void *addr;
+	size_t size;
+	struct ibv_pd *pd;
+	int dmabuf_fd; /* -1: plain memory */
+};
 
 /* ccan's list node, embedded in two of the structures below. */
 struct sv_list_node {

@@ -86,11 +86,31 @@ int sv_cmd_get_context(struct ibv_context *ctx, struct sv_udata *udata)
 			  sizeof(struct ib_uverbs_get_context_resp), udata);
 	if (ret)
 		return ret;
+#if SV_PABI_NODE >= 57
+	ret = ibv_cmd_get_context(vctx, c.req, c.req_len, NULL, c.resp,
+				  c.resp_len);
+#else
 	ret = ibv_cmd_get_context(vctx, c.req, c.req_len, c.resp, c.resp_len);
+#endif
 	if (ret)
 		return ret;
 	plug_answer(&c, udata);
 	return 0;
+}
+
+/* rdma-core 62's helper when the system's rdma-core has it (its verbs.h
+ * then declares ibv_query_port_speed); EOPNOTSUPP before, as there. */
+int sv_cmd_query_port_speed(struct ibv_context *ctx, uint32_t port_num,
+			    uint64_t *speed)
+{
+#if SV_PABI_NODE >= 59 && HAVE_DECL_IBV_QUERY_PORT_SPEED
+	return ibv_cmd_query_port_speed(ctx, port_num, speed);
+#else
+	(void)ctx;
+	(void)port_num;
+	(void)speed;
+	return EOPNOTSUPP;
+#endif
 }
 
 int sv_cmd_query_context(struct ibv_context *ctx)
@@ -283,8 +303,13 @@ int sv_cmd_create_cq_ex(struct ibv_context *ctx,
 			  sizeof(struct ib_uverbs_ex_create_cq_resp), udata);
 	if (ret)
 		return ret;
+#if SV_PABI_NODE >= 59
+	ret = ibv_cmd_create_cq_ex(ctx, attr, NULL, (struct verbs_cq *)cq,
+				   c.req, c.req_len, c.resp, c.resp_len, 0);
+#else
 	ret = ibv_cmd_create_cq_ex(ctx, attr, (struct verbs_cq *)cq, c.req,
 				   c.req_len, c.resp, c.resp_len, 0);
+#endif
 	if (ret)
 		return ret;
 	cq->cq.channel = attr->channel;
@@ -419,8 +444,13 @@ int sv_cmd_create_qp_ex(struct ibv_context *ctx, struct sv_qp *qp,
 			  sizeof(struct ib_uverbs_ex_create_qp_resp), udata);
 	if (ret)
 		return ret;
+#if SV_PABI_NODE >= 64
+	ret = ibv_cmd_create_qp_ex2(ctx, (struct verbs_qp *)qp, attr, c.req,
+				    c.req_len, c.resp, c.resp_len, NULL);
+#else
 	ret = ibv_cmd_create_qp_ex2(ctx, (struct verbs_qp *)qp, attr, c.req,
 				    c.req_len, c.resp, c.resp_len);
+#endif
 	if (ret)
 		return ret;
 	plug_answer(&c, udata);

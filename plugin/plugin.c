@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* A softverbs provider as an rdma-core 44 plug-in: the adapter from
+/* A softverbs provider as an rdma-core plug-in: the adapter from
  * softverbs' provider contract (struct sv_provider, struct
  * sv_context_ops; lib/provider.h) to rdma-core's (struct
- * verbs_device_ops, verbs_set_ops; IBVERBS_PRIVATE_34). One of these is
- * linked with one provider folder (provider/rxe or provider/siw), the
- * command back end plugin/cmd.c and the core's op defaults (lib/ops.c)
- * into libsoftverbs-<name>-rdmav34.so, which rdma-core's libibverbs
- * loads (RDMAV_DRIVERS, a .driver file in /etc/libibverbs.d).
+ * verbs_device_ops, verbs_set_ops; the provider ABI node of the system's
+ * libibverbs, IBVERBS_PRIVATE_<SV_PLUGIN_PABI>: 34 on rdma-core 44-56,
+ * 65 on 65). One of these is linked with one provider folder
+ * (provider/rxe or provider/siw), the command back end plugin/cmd.c and
+ * the core's op defaults (lib/ops.c) into
+ * libsoftverbs-<name>-rdmav<N>.so, which rdma-core's libibverbs loads
+ * (RDMAV_DRIVERS, a .driver file in /etc/libibverbs.d).
  *
  * rdma-core is the core here: it lists devices, opens the uverbs file,
  * validates what it validates, applies MADV_DONTFORK before our reg_mr
@@ -48,92 +50,41 @@ _Static_assert(sizeof(struct sv_cq) == sizeof(struct verbs_cq),
 #define sv_plugin_provider SV_PLUGIN_PROVIDER
 extern const struct sv_provider SV_PLUGIN_PROVIDER;
 
-/* rdma-core's ops table from ours: every slot with the same name and
- * shape (the MR ops take a struct verbs_mr *, which points at its
- * ibv_mr, as ours do). */
-static void plug_ops_to_verbs(struct verbs_context_ops *dst,
-			      const struct sv_context_ops *src)
+/* The layout of the system rdma-core's struct verbs_context_ops: its
+ * node's first release, but for IBVERBS_PRIVATE_59, whose table grew at
+ * 62 (that rdma-core's verbs.h then declares ibv_query_port_speed). */
+#if SV_PLUGIN_PABI == 34
+#define PLUG_OPS_RELEASE 44
+#elif SV_PLUGIN_PABI == 59 && HAVE_DECL_IBV_QUERY_PORT_SPEED
+#define PLUG_OPS_RELEASE 62
+#else
+#define PLUG_OPS_RELEASE SV_PLUGIN_PABI
+#endif
+
+/* rdma-core's ops table, built slot by slot in its release's order
+ * (lib/pabi/abi.h's PABI_CONTEXT_OPS). The ops of rdma-core 44 come from
+ * the whole table (the core's defaults, then the provider's slots: the
+ * generic commands run on rdma-core's ibv_cmd_* here); the newer ones only
+ * from the provider itself, where rdma-core's own defaults are the
+ * answer (its reg_mr_ex and alloc_buf, EOPNOTSUPP for the rest). The MR
+ * ops take a struct verbs_mr *, which points at its ibv_mr, as ours do. */
+static void (*plug_ops[PABI_OPS_SLOTS_MAX])(void);
+static void plug_free_context(struct ibv_context *ibctx);
+
+static void plug_ops_to_verbs(const struct sv_context_ops *all,
+			      const struct sv_context_ops *own)
 {
-#define PUT(name)                                                             \
-	do {                                                                  \
-		if (src->name)                                                \
-			dst->name = (__typeof__(dst->name))(void (*)(void))src->name; \
-	} while (0)
-	PUT(advise_mr);
-	PUT(alloc_dm);
-	PUT(alloc_mw);
-	PUT(alloc_null_mr);
-	PUT(alloc_parent_domain);
-	PUT(alloc_pd);
-	PUT(alloc_td);
-	PUT(async_event);
-	PUT(attach_counters_point_flow);
-	PUT(attach_mcast);
-	PUT(bind_mw);
-	PUT(close_xrcd);
-	PUT(cq_event);
-	PUT(create_ah);
-	PUT(create_counters);
-	PUT(create_cq);
-	PUT(create_cq_ex);
-	PUT(create_flow);
-	PUT(create_flow_action_esp);
-	PUT(create_qp);
-	PUT(create_qp_ex);
-	PUT(create_rwq_ind_table);
-	PUT(create_srq);
-	PUT(create_srq_ex);
-	PUT(create_wq);
-	PUT(dealloc_mw);
-	PUT(dealloc_pd);
-	PUT(dealloc_td);
-	PUT(dereg_mr);
-	PUT(destroy_ah);
-	PUT(destroy_counters);
-	PUT(destroy_cq);
-	PUT(destroy_flow);
-	PUT(destroy_flow_action);
-	PUT(destroy_qp);
-	PUT(destroy_rwq_ind_table);
-	PUT(destroy_srq);
-	PUT(destroy_wq);
-	PUT(detach_mcast);
-	PUT(free_dm);
-	PUT(get_srq_num);
-	PUT(import_dm);
-	PUT(import_mr);
-	PUT(import_pd);
-	PUT(modify_cq);
-	PUT(modify_flow_action_esp);
-	PUT(modify_qp);
-	PUT(modify_qp_rate_limit);
-	PUT(modify_srq);
-	PUT(modify_wq);
-	PUT(open_qp);
-	PUT(open_xrcd);
-	PUT(poll_cq);
-	PUT(post_recv);
-	PUT(post_send);
-	PUT(post_srq_ops);
-	PUT(post_srq_recv);
-	PUT(query_device_ex);
-	PUT(query_ece);
-	PUT(query_port);
-	PUT(query_qp);
-	PUT(query_qp_data_in_order);
-	PUT(query_rt_values);
-	PUT(query_srq);
-	PUT(read_counters);
-	PUT(reg_dm_mr);
-	PUT(reg_dmabuf_mr);
-	PUT(reg_mr);
-	PUT(req_notify_cq);
-	PUT(rereg_mr);
-	PUT(resize_cq);
-	PUT(set_ece);
-	PUT(unimport_dm);
-	PUT(unimport_mr);
-	PUT(unimport_pd);
+	size_t i = 0;
+
+#define PUT(name, since)                                                      \
+	if ((since) <= PLUG_OPS_RELEASE)                                      \
+		plug_ops[i++] = (void (*)(void))((since) > 44 ? own : all)->name;
+	/* not a verb in our table: the adapter's, since it owns the memory */
+#define PUT_FREE(name, since)                                                 \
+	if ((since) <= PLUG_OPS_RELEASE)                                      \
+		plug_ops[i++] = (void (*)(void))plug_free_context;
+	PABI_CONTEXT_OPS(PUT, PUT_FREE)
+#undef PUT_FREE
 #undef PUT
 }
 
@@ -160,9 +111,6 @@ static struct ibv_qp *plug_create_qp(struct ibv_pd *pd,
 
 /* The whole table: the core's defaults (generic commands, EOPNOTSUPP),
  * then the provider's slots, then the adapter's. Built once. */
-static struct verbs_context_ops plug_ops;
-static void plug_free_context(struct ibv_context *ibctx);
-
 static void plug_build_ops(void)
 {
 	struct sv_context_ops ops = sv_default_ops;
@@ -173,9 +121,7 @@ static void plug_build_ops(void)
 		ops.create_qp = plug_create_qp;
 	else if (!sv_plugin_provider.ops->create_qp)
 		ops.create_qp = NULL;
-	plug_ops_to_verbs(&plug_ops, &ops);
-	/* not a verb in our table: the adapter's, since it owns the memory */
-	plug_ops.free_context = plug_free_context;
+	plug_ops_to_verbs(&ops, sv_plugin_provider.ops);
 }
 
 /* ---- device ------------------------------------------------------------------ */
@@ -237,7 +183,7 @@ static struct verbs_context *plug_alloc_context(struct ibv_device *ibdev,
 		errno = ret;
 		return NULL;
 	}
-	verbs_set_ops(&sv->vctx, &plug_ops);
+	verbs_set_ops(&sv->vctx, (const struct verbs_context_ops *)plug_ops);
 	sv_dbg("softverbs %s provider: context on %s",
 	       sv_plugin_provider.name, ibdev->name);
 	return &sv->vctx;
@@ -248,6 +194,10 @@ static struct verbs_context *plug_alloc_context(struct ibv_device *ibdev,
 static struct verbs_match_ent plug_match[3];
 static char plug_name_pattern[64];
 static struct verbs_device_ops plug_device_ops;
+
+/* the system rdma-core's registration function, verbs_register_driver_N */
+#define PLUG_REGISTER_(n) verbs_register_driver_##n
+#define PLUG_REGISTER(n) PLUG_REGISTER_(n)
 
 /* After lib/log.c's constructor (priority 101) has read SOFTVERBS_LOG. */
 __attribute__((constructor)) static void plug_register(void)
@@ -270,5 +220,5 @@ __attribute__((constructor)) static void plug_register(void)
 	plug_device_ops.alloc_device = plug_alloc_device;
 	plug_device_ops.uninit_device = plug_uninit_device;
 	plug_device_ops.alloc_context = plug_alloc_context;
-	verbs_register_driver_34(&plug_device_ops);
+	PLUG_REGISTER(SV_PLUGIN_PABI)(&plug_device_ops);
 }

@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* rdma-core's provider ABI (version node IBVERBS_PRIVATE_34, releases 44
- * to 56): the structures rdma-core's provider libraries (libmlx5, libefa,
- * librxe, ...) were compiled against, and the entry points they import.
- * The device objects are the core's (lib/verbs_device.h).
+/* rdma-core's provider ABI, releases 44 to 65 (version nodes
+ * IBVERBS_PRIVATE_34, _57, _59, _64 and _65): the structures rdma-core's
+ * provider libraries (libmlx5, libefa, librxe, ...) were compiled against,
+ * and the entry points they import. The device objects are the core's
+ * (lib/verbs_device.h).
  *
  * rdma-core's <infiniband/driver.h> is not installed by Debian, so the
  * layouts are written out here from rdma-core's headers (driver.h,
- * cmd_ioctl.h at v44.0 ... v56.0); every field is where the providers'
- * machine code expects it (test_private_abi checks sizes and offsets).
- * Member names follow rdma-core's so that a reader can compare. What is
- * here is the same in every release 44-56 but verbs_qp, whose members
- * moved (v45): the library reaches them only through the provider's
- * generation (lib/pabi/generations.c); only the plug-ins, which run in
- * the rdma-core they were built against, see its layout. The prototypes
- * are the newest form of each (v56); the generations table says which
- * arguments an older provider does not pass. */
+ * cmd_ioctl.h at v44.0 ... v64.0 and 65.0); every field is where the
+ * providers' machine code expects it (test_private_abi checks sizes and
+ * offsets). Member names follow rdma-core's, so that a reader can
+ * compare. What changes between releases (verbs_qp's members at v45, the
+ * ops table at v59, v62, v64, 65, struct verbs_context at v59, v62, v64)
+ * the library reaches only through the provider's generation (lib/pabi/
+ * generations.c); only the plug-ins, which run in the rdma-core they
+ * were built against, see one release's layout.
+ *
+ * The prototypes are of one node, SV_PABI_NODE: in the library the
+ * newest (65), each function's older forms being lib/pabi/nodes.h's; in
+ * a plug-in the node of the system's libibverbs (configure's
+ * SV_PLUGIN_PABI), whose functions it calls. */
 #ifndef SV_PABI_ABI_H
 #define SV_PABI_ABI_H
 
@@ -29,7 +34,15 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
+#include "uverbs_ext.h"
 #include "verbs_device.h"
+#include "verbs_ext.h"
+
+#ifdef SV_PLUGIN_PROVIDER
+#define SV_PABI_NODE SV_PLUGIN_PABI
+#else
+#define SV_PABI_NODE 65
+#endif
 
 /* ---- objects the command helpers fill ------------------------------------- */
 
@@ -108,148 +121,153 @@ struct verbs_counters {
 	uint32_t handle;
 };
 
+/* v59: a DMA handle (ibv_alloc_dmah) */
+struct verbs_dmah {
+	struct ibv_dmah dmah;
+	uint32_t handle;
+};
+
+/* v59: the provider's own CQ buffer, for ibv_cmd_create_cq_ex(2) with
+ * CREATE_CQ_CMD_FLAGS_WITH_MEM_VA or _WITH_MEM_DMABUF */
+struct verbs_create_cq_prov_attr {
+	struct {
+		uint64_t length;
+		union {
+			uint8_t *ptr;
+			struct {
+				uint64_t offset;
+				int fd;
+			} dmabuf;
+		};
+	} buffer;
+};
+
+/* v64: the CoCo shared dma-buf heap (ibv_dmabuf_heap_*; opaque) */
+struct ibv_dmabuf_heap;
+
 /* ibv_query_gid_type()'s answer (sysfs naming) */
 enum ibv_gid_type_sysfs {
 	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
 	IBV_GID_TYPE_SYSFS_ROCE_V2,
 };
 
-/* create_cq_ex command flags */
-enum { CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0 };
-
-/* ---- the provider's context ops (sorted, as rdma-core keeps them) --------- */
-
-struct verbs_context_ops {
-	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-			 uint32_t flags, struct ibv_sge *sg_list,
-			 uint32_t num_sges);
-	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
-				   struct ibv_alloc_dm_attr *attr);
-	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
-	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
-	struct ibv_pd *(*alloc_parent_domain)(
-		struct ibv_context *context,
-		struct ibv_parent_domain_init_attr *attr);
-	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
-	struct ibv_td *(*alloc_td)(struct ibv_context *context,
-				   struct ibv_td_init_attr *init_attr);
-	void (*async_event)(struct ibv_context *context,
-			    struct ibv_async_event *event);
-	int (*attach_counters_point_flow)(struct ibv_counters *counters,
-					  struct ibv_counter_attach_attr *attr,
-					  struct ibv_flow *flow);
-	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
-		       struct ibv_mw_bind *mw_bind);
-	int (*close_xrcd)(struct ibv_xrcd *xrcd);
-	void (*cq_event)(struct ibv_cq *cq);
-	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
-	struct ibv_counters *(*create_counters)(
-		struct ibv_context *context,
-		struct ibv_counters_init_attr *init_attr);
-	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
-				    struct ibv_comp_channel *channel,
-				    int comp_vector);
-	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
-					  struct ibv_cq_init_attr_ex *init_attr);
-	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
-					struct ibv_flow_attr *flow_attr);
-	struct ibv_flow_action *(*create_flow_action_esp)(
-		struct ibv_context *context,
-		struct ibv_flow_action_esp_attr *attr);
-	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
-				    struct ibv_qp_init_attr *attr);
-	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
-				       struct ibv_qp_init_attr_ex *attr);
-	struct ibv_rwq_ind_table *(*create_rwq_ind_table)(
-		struct ibv_context *context,
-		struct ibv_rwq_ind_table_init_attr *init_attr);
-	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
-				      struct ibv_srq_init_attr *attr);
-	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
-					 struct ibv_srq_init_attr_ex *attr);
-	struct ibv_wq *(*create_wq)(struct ibv_context *context,
-				    struct ibv_wq_init_attr *wq_init_attr);
-	int (*dealloc_mw)(struct ibv_mw *mw);
-	int (*dealloc_pd)(struct ibv_pd *pd);
-	int (*dealloc_td)(struct ibv_td *td);
-	int (*dereg_mr)(struct verbs_mr *vmr);
-	int (*destroy_ah)(struct ibv_ah *ah);
-	int (*destroy_counters)(struct ibv_counters *counters);
-	int (*destroy_cq)(struct ibv_cq *cq);
-	int (*destroy_flow)(struct ibv_flow *flow);
-	int (*destroy_flow_action)(struct ibv_flow_action *action);
-	int (*destroy_qp)(struct ibv_qp *qp);
-	int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *rwq_ind_table);
-	int (*destroy_srq)(struct ibv_srq *srq);
-	int (*destroy_wq)(struct ibv_wq *wq);
-	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-	void (*free_context)(struct ibv_context *context);
-	int (*free_dm)(struct ibv_dm *dm);
-	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
-	struct ibv_dm *(*import_dm)(struct ibv_context *context,
-				    uint32_t dm_handle);
-	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
-	struct ibv_pd *(*import_pd)(struct ibv_context *context,
-				    uint32_t pd_handle);
-	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
-	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
-				      struct ibv_flow_action_esp_attr *attr);
-	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			 int attr_mask);
-	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
-				    struct ibv_qp_rate_limit_attr *attr);
-	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-			  int srq_attr_mask);
-	int (*modify_wq)(struct ibv_wq *wq, struct ibv_wq_attr *wq_attr);
-	struct ibv_qp *(*open_qp)(struct ibv_context *context,
-				  struct ibv_qp_open_attr *attr);
-	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
-				      struct ibv_xrcd_init_attr *attr);
-	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
-	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			 struct ibv_recv_wr **bad_wr);
-	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			 struct ibv_send_wr **bad_wr);
-	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *op,
-			    struct ibv_ops_wr **bad_op);
-	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
-			     struct ibv_recv_wr **bad_recv_wr);
-	int (*query_device_ex)(struct ibv_context *context,
-			       const struct ibv_query_device_ex_input *input,
-			       struct ibv_device_attr_ex *attr, size_t attr_size);
-	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-	int (*query_port)(struct ibv_context *context, uint8_t port_num,
-			  struct ibv_port_attr *port_attr);
-	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			int attr_mask, struct ibv_qp_init_attr *init_attr);
-	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
-				      uint32_t flags);
-	int (*query_rt_values)(struct ibv_context *context,
-			       struct ibv_values_ex *values);
-	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
-	int (*read_counters)(struct ibv_counters *counters,
-			     uint64_t *counters_value, uint32_t ncounters,
-			     uint32_t flags);
-	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
-				    uint64_t dm_offset, size_t length,
-				    unsigned int access);
-	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
-					size_t length, uint64_t iova, int fd,
-					int access);
-	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
-				 uint64_t hca_va, int access);
-	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
-			void *addr, size_t length, int access);
-	int (*resize_cq)(struct ibv_cq *cq, int cqe);
-	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-	void (*unimport_dm)(struct ibv_dm *dm);
-	void (*unimport_mr)(struct ibv_mr *mr);
-	void (*unimport_pd)(struct ibv_pd *pd);
+/* create_cq_ex command flags (WITH_MEM_*: v59) */
+enum {
+	CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0,
+	CREATE_CQ_CMD_FLAGS_WITH_MEM_VA = 1 << 1,
+	CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF = 1 << 2,
 };
+
+/* ---- the provider's context ops ------------------------------------------
+ * struct verbs_context_ops, what a provider hands to verbs_set_ops: one
+ * function pointer per op, sorted by name. rdma-core inserts new ops in
+ * their alphabetical place, so the table's layout is its release's: the
+ * table of release r holds the ops of this list with since <= r, in this
+ * order (44-58: 76 slots, 59-61: 79, 62-63: 81, 64: 83, 65: 93; from
+ * libibverbs/driver.h at v44.0, v57.0, v58.0, v59.0, v61.0, v62.0,
+ * v63.0, v64.0 and 65.0). Tables are read and built slot by slot through
+ * this list (lib/pabi/ops.c, plugin/plugin.c), never through one
+ * release's struct. X(name, since) for the verbs, F(free_context, 44)
+ * for the one slot that is not a verb. */
+struct verbs_context_ops;
+
+#define PABI_CONTEXT_OPS(X, F) \
+	X(advise_mr, 44) \
+	X(alloc_buf, 64) \
+	X(alloc_dm, 44) \
+	X(alloc_dmah, 59) \
+	X(alloc_mw, 44) \
+	X(alloc_null_mr, 44) \
+	X(alloc_parent_domain, 44) \
+	X(alloc_pd, 44) \
+	X(alloc_td, 44) \
+	X(async_event, 44) \
+	X(attach_counters_point_flow, 44) \
+	X(attach_mcast, 44) \
+	X(bind_mw, 44) \
+	X(close_xrcd, 44) \
+	X(cq_event, 44) \
+	X(create_ah, 44) \
+	X(create_comp_cntr, 65) \
+	X(create_counters, 44) \
+	X(create_cq, 44) \
+	X(create_cq_ex, 44) \
+	X(create_flow, 44) \
+	X(create_flow_action_esp, 44) \
+	X(create_qp, 44) \
+	X(create_qp_ex, 44) \
+	X(create_rwq_ind_table, 44) \
+	X(create_srq, 44) \
+	X(create_srq_ex, 44) \
+	X(create_wq, 44) \
+	X(dealloc_dmah, 59) \
+	X(dealloc_mw, 44) \
+	X(dealloc_pd, 44) \
+	X(dealloc_td, 44) \
+	X(dereg_mr, 44) \
+	X(destroy_ah, 44) \
+	X(destroy_comp_cntr, 65) \
+	X(destroy_counters, 44) \
+	X(destroy_cq, 44) \
+	X(destroy_flow, 44) \
+	X(destroy_flow_action, 44) \
+	X(destroy_qp, 44) \
+	X(destroy_rwq_ind_table, 44) \
+	X(destroy_srq, 44) \
+	X(destroy_wq, 44) \
+	X(detach_mcast, 44) \
+	X(dm_export_dmabuf_fd, 62) \
+	X(free_buf, 64) \
+	F(free_context, 44) \
+	X(free_dm, 44) \
+	X(get_srq_num, 44) \
+	X(import_dm, 44) \
+	X(import_mr, 44) \
+	X(import_pd, 44) \
+	X(inc_comp_cntr, 65) \
+	X(inc_err_comp_cntr, 65) \
+	X(modify_cq, 44) \
+	X(modify_flow_action_esp, 44) \
+	X(modify_qp, 44) \
+	X(modify_qp_rate_limit, 44) \
+	X(modify_srq, 44) \
+	X(modify_wq, 44) \
+	X(open_qp, 44) \
+	X(open_xrcd, 44) \
+	X(poll_cq, 44) \
+	X(post_recv, 44) \
+	X(post_send, 44) \
+	X(post_srq_ops, 44) \
+	X(post_srq_recv, 44) \
+	X(qp_attach_comp_cntr, 65) \
+	X(query_comp_cntr_caps, 65) \
+	X(query_device_ex, 44) \
+	X(query_ece, 44) \
+	X(query_port, 44) \
+	X(query_port_speed, 62) \
+	X(query_qp, 44) \
+	X(query_qp_data_in_order, 44) \
+	X(query_rt_values, 44) \
+	X(query_srq, 44) \
+	X(read_comp_cntr, 65) \
+	X(read_counters, 44) \
+	X(read_err_comp_cntr, 65) \
+	X(reg_dm_mr, 44) \
+	X(reg_dmabuf_mr, 44) \
+	X(reg_mr, 44) \
+	X(reg_mr_ex, 59) \
+	X(req_notify_cq, 44) \
+	X(rereg_mr, 44) \
+	X(resize_cq, 44) \
+	X(set_comp_cntr, 65) \
+	X(set_ece, 44) \
+	X(set_err_comp_cntr, 65) \
+	X(unimport_dm, 44) \
+	X(unimport_mr, 44) \
+	X(unimport_pd, 44)
+
+/* The slots of the newest table (65's). */
+#define PABI_OPS_SLOTS_MAX 93
 
 /* ---- ioctl command buffers (rdma-core's cmd_ioctl.h) ----------------------- */
 
@@ -277,7 +295,7 @@ struct ibv_command_buffer {
 };
 enum { SV_UHW_NO_INDEX = 0xff };
 
-/* ---- entry points (IBVERBS_PRIVATE_34) -------------------------------------- */
+/* ---- entry points (IBVERBS_PRIVATE_34 ... 65, SV_PABI_NODE's forms) ----------- */
 
 /* rdma-core's log levels 1..4 are softverbs' SV_LOG_ERROR..SV_LOG_DEBUG. */
 void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt,
@@ -285,7 +303,12 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt,
 
 extern bool verbs_allow_disassociate_destroy;
 
+/* one per node; a provider calls its own release's */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
+void verbs_register_driver_57(const struct verbs_device_ops *ops);
+void verbs_register_driver_59(const struct verbs_device_ops *ops);
+void verbs_register_driver_64(const struct verbs_device_ops *ops);
+void verbs_register_driver_65(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
 				    struct verbs_context *context_offset,
@@ -317,8 +340,15 @@ int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
  * request is built from the arguments; only the driver's parts are taken
  * from and given back to these buffers (and the core response copied
  * into resp). 0 or a positive errno, like every softverbs command. */
+#if SV_PABI_NODE >= 57
+/* fd_arr: v57 (fds handed to the kernel with GET_CONTEXT; may be NULL) */
+int ibv_cmd_get_context(struct verbs_context *context, void *cmd,
+			size_t cmd_size, struct ibv_fd_arr *fd_arr, void *resp,
+			size_t resp_size);
+#else
 int ibv_cmd_get_context(struct verbs_context *context, void *cmd,
 			size_t cmd_size, void *resp, size_t resp_size);
+#endif
 int ibv_cmd_query_context(struct ibv_context *ctx,
 			  struct ibv_command_buffer *driver);
 int ibv_cmd_query_device_any(struct ibv_context *context,
@@ -328,6 +358,9 @@ int ibv_cmd_query_device_any(struct ibv_context *context,
 int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 		       struct ibv_port_attr *port_attr, void *cmd,
 		       size_t cmd_size);
+/* v62 (IBVERBS_PRIVATE_59) */
+int ibv_cmd_query_port_speed(struct ibv_context *context, uint32_t port_num,
+			     uint64_t *speed);
 int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     void *cmd, size_t cmd_size, void *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
@@ -351,6 +384,9 @@ int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			  uint64_t iova, int fd, int access,
 			  struct verbs_mr *vmr, struct ibv_command_buffer *driver);
+/* v59 */
+int ibv_cmd_reg_mr_ex(struct ibv_pd *pd, struct verbs_mr *vmr,
+		      struct ibv_mr_init_attr *mr_init_attr);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		     struct ibv_mw *mw, void *cmd, size_t cmd_size, void *resp,
 		     size_t resp_size);
@@ -359,16 +395,31 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, void *cmd, size_t cmd_size, void *resp,
 		      size_t resp_size);
+#if SV_PABI_NODE >= 59
+/* prov_attr: v59 (the provider's own CQ buffer; may be NULL) */
 int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_create_cq_prov_attr *prov_attr,
 			 struct verbs_cq *cq, void *cmd, size_t cmd_size,
 			 void *resp, size_t resp_size, uint32_t cmd_flags);
 /* v53: create_cq_ex with the provider's own ioctl attributes */
 int ibv_cmd_create_cq_ex2(struct ibv_context *context,
 			  const struct ibv_cq_init_attr_ex *cq_attr,
+			  struct verbs_create_cq_prov_attr *prov_attr,
 			  struct verbs_cq *cq, void *cmd, size_t cmd_size,
 			  void *resp, size_t resp_size, uint32_t cmd_flags,
 			  struct ibv_command_buffer *driver);
+#else
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			 void *resp, size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_create_cq_ex2(struct ibv_context *context,
+			  const struct ibv_cq_init_attr_ex *cq_attr,
+			  struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			  void *resp, size_t resp_size, uint32_t cmd_flags,
+			  struct ibv_command_buffer *driver);
+#endif
 int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, void *cmd, size_t cmd_size,
@@ -393,9 +444,17 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex, void *cmd,
 			 size_t cmd_size, void *resp, size_t resp_size);
+#if SV_PABI_NODE >= 64
+/* driver: v64 (the provider's ioctl attributes; may be NULL) */
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *qp_attr, void *cmd,
+			  size_t cmd_size, void *resp, size_t resp_size,
+			  struct ibv_command_buffer *driver);
+#else
 int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
 			  struct ibv_qp_init_attr_ex *qp_attr, void *cmd,
 			  size_t cmd_size, void *resp, size_t resp_size);
+#endif
 int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
 		    int vqp_sz, struct ibv_qp_open_attr *attr, void *cmd,
 		    size_t cmd_size, void *resp, size_t resp_size);
@@ -459,5 +518,38 @@ int ibv_cmd_free_dm(struct verbs_dm *dm);
 int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
 		      uint64_t offset, size_t length, unsigned int access,
 		      struct verbs_mr *vmr, struct ibv_command_buffer *link);
+/* v62 (IBVERBS_PRIVATE_59): a dma-buf fd for the mmap page at pg_off of
+ * the context's file (device memory); the fd, or -1 with errno */
+int ibv_cmd_export_dmabuf_fd(struct ibv_context *ctx, off_t pg_off);
+/* v59 */
+int ibv_cmd_alloc_dmah(struct ibv_context *ctx, struct verbs_dmah *dmah,
+		       struct ibv_dmah_init_attr *attr);
+int ibv_cmd_free_dmah(struct verbs_dmah *dmah);
+/* v64: the CoCo shared dma-buf heap (/dev/dma_heap/system_cc_shared) */
+struct ibv_dmabuf_heap *ibv_dmabuf_heap_cc_shared_init(void);
+void ibv_dmabuf_heap_destroy(struct ibv_dmabuf_heap *heap);
+void *ibv_dmabuf_heap_alloc(struct ibv_dmabuf_heap *heap, size_t size,
+			    int *dmabuf_fd);
+void ibv_dmabuf_heap_free(void *buf, size_t size, int dmabuf_fd);
+/* 65: completion counters */
+int ibv_cmd_query_comp_cntr_caps(struct ibv_context *context,
+				 struct ibv_comp_cntr_caps *caps,
+				 size_t caps_size);
+int ibv_cmd_create_comp_cntr(struct ibv_context *context,
+			     struct ibv_comp_cntr *comp_cntr,
+			     struct ibv_command_buffer *link);
+int ibv_cmd_destroy_comp_cntr(struct ibv_comp_cntr *comp_cntr);
+int ibv_cmd_inc_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+int ibv_cmd_inc_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+			      uint64_t amount);
+int ibv_cmd_read_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+int ibv_cmd_read_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+			       uint64_t *value);
+int ibv_cmd_set_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+int ibv_cmd_set_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+			      uint64_t value);
+int ibv_cmd_qp_attach_comp_cntr(struct ibv_qp *qp,
+				struct ibv_comp_cntr *comp_cntr,
+				struct ibv_qp_attach_comp_cntr_attr *attr);
 
 #endif

@@ -29,19 +29,25 @@
 
 /* ---- context and queries --------------------------------------------------- */
 
-SV_EXPORT int ibv_cmd_get_context(struct verbs_context *context, void *cmd,
-				  size_t cmd_size, void *resp, size_t resp_size)
+/* GET_CONTEXT with the provider's driver data; fds for the kernel (v57)
+ * only the ioctl can carry. */
+static int get_context(struct verbs_context *context, void *cmd,
+		       size_t cmd_size, struct ibv_fd_arr *fd_arr, void *resp,
+		       size_t resp_size)
 {
 	struct sv_udata u;
 	int ret;
 
-	if (!context)
+	if (!context || (fd_arr && fd_arr->count && !fd_arr->arr))
 		return EINVAL;
 	ret = LEGACY_PARTS(&u, struct ib_uverbs_get_context, cmd, cmd_size,
 			   resp, resp_size, sizeof(struct ib_uverbs_get_context_resp));
 	if (ret)
 		return ret;
-	ret = sv_cmd_get_context(&context->context, &u);
+	if (fd_arr && fd_arr->count)
+		ret = pabi_get_context_ioctl(&context->context, &u, fd_arr);
+	else
+		ret = sv_cmd_get_context(&context->context, &u);
 	if (ret)
 		return ret;
 	/* rdma-core keeps the kernel's optional-feature mask on the device */
@@ -49,6 +55,24 @@ SV_EXPORT int ibv_cmd_get_context(struct verbs_context *context, void *cmd,
 		context->priv->core_support;
 	return 0;
 }
+
+/* v57 and later */
+SV_EXPORT int ibv_cmd_get_context(struct verbs_context *context, void *cmd,
+				  size_t cmd_size, struct ibv_fd_arr *fd_arr,
+				  void *resp, size_t resp_size)
+{
+	return get_context(context, cmd, cmd_size, fd_arr, resp, resp_size);
+}
+PABI_EXPORT_57(ibv_cmd_get_context);
+
+/* rdma-core 34-56: no fd_arr */
+SV_EXPORT int pabi_cmd_get_context_34(struct verbs_context *context, void *cmd,
+				      size_t cmd_size, void *resp,
+				      size_t resp_size)
+{
+	return get_context(context, cmd, cmd_size, NULL, resp, resp_size);
+}
+PABI_OLD_FORM_34(pabi_cmd_get_context_34, ibv_cmd_get_context);
 
 SV_EXPORT int ibv_cmd_query_device_any(struct ibv_context *context,
 				       const struct ibv_query_device_ex_input *input,
@@ -74,6 +98,7 @@ SV_EXPORT int ibv_cmd_query_device_any(struct ibv_context *context,
 	}
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_query_device_any);
 
 SV_EXPORT int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 				 struct ibv_port_attr *port_attr, void *cmd,
@@ -87,6 +112,7 @@ SV_EXPORT int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 	return sv_cmd_query_port(context, port_num, port_attr,
 				 sv_priv(context)->layout->port_attr_size);
 }
+PABI_EXPORT_34(ibv_cmd_query_port);
 
 /* ---- protection domains, memory regions, memory windows -------------------- */
 
@@ -103,6 +129,7 @@ SV_EXPORT int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 			   resp, resp_size, sizeof(struct ib_uverbs_alloc_pd_resp));
 	return ret ? ret : sv_cmd_alloc_pd(context, pd, &u);
 }
+PABI_EXPORT_34(ibv_cmd_alloc_pd);
 
 SV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 {
@@ -110,6 +137,7 @@ SV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 		return EINVAL;
 	return sv_destroy_result(sv_cmd_dealloc_pd(pd));
 }
+PABI_EXPORT_34(ibv_cmd_dealloc_pd);
 
 SV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t hca_va, int access, struct verbs_mr *vmr,
@@ -132,6 +160,7 @@ SV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return sv_cmd_reg_mr(pd, addr, length, hca_va, access,
 			     (struct sv_mr *)vmr, &u);
 }
+PABI_EXPORT_34(ibv_cmd_reg_mr);
 
 SV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 {
@@ -139,6 +168,7 @@ SV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 		return EINVAL;
 	return sv_destroy_result(sv_cmd_dereg_mr(&vmr->ibv_mr));
 }
+PABI_EXPORT_34(ibv_cmd_dereg_mr);
 
 SV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 			       struct ibv_mw *mw, void *cmd, size_t cmd_size,
@@ -153,6 +183,7 @@ SV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 			   resp, resp_size, sizeof(struct ib_uverbs_alloc_mw_resp));
 	return ret ? ret : sv_cmd_alloc_mw(pd, type, mw, &u);
 }
+PABI_EXPORT_34(ibv_cmd_alloc_mw);
 
 SV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 {
@@ -160,6 +191,7 @@ SV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 		return EINVAL;
 	return sv_destroy_result(sv_cmd_dealloc_mw(mw));
 }
+PABI_EXPORT_34(ibv_cmd_dealloc_mw);
 
 /* ---- completion queues ------------------------------------------------------ */
 
@@ -179,18 +211,17 @@ SV_EXPORT int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		     sv_cmd_create_cq(context, cqe, channel, comp_vector,
 				      (struct sv_cq *)cq, &u);
 }
+PABI_EXPORT_34(ibv_cmd_create_cq);
 
-SV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
-				   const struct ibv_cq_init_attr_ex *cq_attr,
-				   struct verbs_cq *cq, void *cmd,
-				   size_t cmd_size, void *resp,
-				   size_t resp_size, uint32_t cmd_flags)
+int pabi_create_cq_ex_write(struct ibv_context *context,
+			    const struct ibv_cq_init_attr_ex *cq_attr,
+			    struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			    void *resp, size_t resp_size)
 {
 	struct ibv_cq_init_attr_ex attr;
 	struct sv_udata u;
 	int ret;
 
-	(void)cmd_flags; /* timestamps are asked for by wc_flags either way */
 	if (!context || !cq_attr || !cq)
 		return EINVAL;
 	if (cq_attr->comp_mask &
@@ -209,12 +240,45 @@ SV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
 	return sv_cmd_create_cq_ex(context, &attr, (struct sv_cq *)cq, &u);
 }
 
+/* v59 and later: prov_attr gives the kernel the provider's own buffer
+ * (cmd_flags WITH_MEM_VA / WITH_MEM_DMABUF), which only the ioctl can */
+SV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
+				   const struct ibv_cq_init_attr_ex *cq_attr,
+				   struct verbs_create_cq_prov_attr *prov_attr,
+				   struct verbs_cq *cq, void *cmd,
+				   size_t cmd_size, void *resp,
+				   size_t resp_size, uint32_t cmd_flags)
+{
+	if (cmd_flags & PABI_CQ_WITH_MEM)
+		return pabi_create_cq_ioctl(context, cq_attr, prov_attr, cq,
+					    cmd, cmd_size, resp, resp_size,
+					    cmd_flags, NULL);
+	/* timestamps are asked for by wc_flags either way */
+	return pabi_create_cq_ex_write(context, cq_attr, cq, cmd, cmd_size,
+				       resp, resp_size);
+}
+PABI_EXPORT_59(ibv_cmd_create_cq_ex);
+
+/* rdma-core 34-58: no prov_attr (and no buffer flags) */
+SV_EXPORT int pabi_cmd_create_cq_ex_34(struct ibv_context *context,
+				       const struct ibv_cq_init_attr_ex *cq_attr,
+				       struct verbs_cq *cq, void *cmd,
+				       size_t cmd_size, void *resp,
+				       size_t resp_size, uint32_t cmd_flags)
+{
+	return ibv_cmd_create_cq_ex(context, cq_attr, NULL, cq, cmd, cmd_size,
+				    resp, resp_size,
+				    cmd_flags & ~(uint32_t)PABI_CQ_WITH_MEM);
+}
+PABI_OLD_FORM_57(pabi_cmd_create_cq_ex_34, ibv_cmd_create_cq_ex);
+
 SV_EXPORT int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	if (!cq)
 		return EINVAL;
 	return sv_cmd_req_notify_cq(cq, solicited_only);
 }
+PABI_EXPORT_34(ibv_cmd_req_notify_cq);
 
 SV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, void *cmd,
 				size_t cmd_size, void *resp, size_t resp_size)
@@ -228,6 +292,7 @@ SV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, void *cmd,
 			   resp, resp_size, sizeof(struct ib_uverbs_resize_cq_resp));
 	return ret ? ret : sv_cmd_resize_cq(cq, cqe, &u);
 }
+PABI_EXPORT_34(ibv_cmd_resize_cq);
 
 SV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
@@ -235,6 +300,7 @@ SV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 		return EINVAL;
 	return sv_destroy_result(sv_cmd_destroy_cq(cq));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_cq);
 
 /* ---- shared receive queues -------------------------------------------------- */
 
@@ -252,6 +318,7 @@ SV_EXPORT int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 	return ret ? ret :
 		     sv_cmd_create_srq(pd, srq, attr, &u);
 }
+PABI_EXPORT_34(ibv_cmd_create_srq);
 
 SV_EXPORT int ibv_cmd_create_srq_ex(struct ibv_context *context,
 				    struct verbs_srq *srq,
@@ -273,6 +340,7 @@ SV_EXPORT int ibv_cmd_create_srq_ex(struct ibv_context *context,
 		srq->cq = attr_ex->cq;
 	return ret;
 }
+PABI_EXPORT_34(ibv_cmd_create_srq_ex);
 
 SV_EXPORT int ibv_cmd_modify_srq(struct ibv_srq *srq,
 				 struct ibv_srq_attr *srq_attr,
@@ -287,6 +355,7 @@ SV_EXPORT int ibv_cmd_modify_srq(struct ibv_srq *srq,
 			   NULL, 0, 0);
 	return ret ? ret : sv_cmd_modify_srq(srq, srq_attr, srq_attr_mask, &u);
 }
+PABI_EXPORT_34(ibv_cmd_modify_srq);
 
 SV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
 				struct ibv_srq_attr *srq_attr, void *cmd,
@@ -298,6 +367,7 @@ SV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
 		return EINVAL;
 	return sv_cmd_query_srq(srq, srq_attr);
 }
+PABI_EXPORT_34(ibv_cmd_query_srq);
 
 SV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 {
@@ -305,6 +375,7 @@ SV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 		return EINVAL;
 	return sv_destroy_result(sv_cmd_destroy_srq(srq));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_srq);
 
 /* ---- queue pairs ------------------------------------------------------------- */
 
@@ -330,18 +401,28 @@ SV_EXPORT int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 	attr->cap = ex.cap;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_create_qp);
 
 SV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
 				    struct verbs_qp *qp,
 				    struct ibv_qp_init_attr_ex *qp_attr,
 				    void *cmd, size_t cmd_size, void *resp,
-				    size_t resp_size)
+				    size_t resp_size,
+				    struct ibv_command_buffer *driver)
 {
 	struct sv_udata u;
 	int ret;
 
 	if (!context || !qp || !qp_attr)
 		return EINVAL;
+	/* v64: the provider's own attributes (its buffers as dma-buf
+	 * descriptors, rdma-core's fill_attr_in_buf_umem) need the QP_CREATE
+	 * ioctl, which this library does not send */
+	if (__ioctl_final_num_attrs(0, driver)) {
+		sv_err("create_qp_ex2 with %u provider attributes: the QP_CREATE ioctl is not implemented",
+		       __ioctl_final_num_attrs(0, driver));
+		return EOPNOTSUPP;
+	}
 	ret = EX_PARTS(&u, struct ib_uverbs_ex_create_qp, cmd, cmd_size,
 		       resp, resp_size, sizeof(struct ib_uverbs_ex_create_qp_resp));
 	if (ret)
@@ -354,6 +435,19 @@ SV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
 	pabi_qp_set_core(sv_priv(context)->layout, (struct ibv_qp *)qp, 0, NULL);
 	return 0;
 }
+PABI_EXPORT_64(ibv_cmd_create_qp_ex2);
+
+/* rdma-core 34-63: no driver attributes */
+SV_EXPORT int pabi_cmd_create_qp_ex2_34(struct ibv_context *context,
+					struct verbs_qp *qp,
+					struct ibv_qp_init_attr_ex *qp_attr,
+					void *cmd, size_t cmd_size, void *resp,
+					size_t resp_size)
+{
+	return ibv_cmd_create_qp_ex2(context, qp, qp_attr, cmd, cmd_size, resp,
+				     resp_size, NULL);
+}
+PABI_OLD_FORM_59(pabi_cmd_create_qp_ex2_34, ibv_cmd_create_qp_ex2);
 
 SV_EXPORT int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 			       int attr_mask,
@@ -366,6 +460,7 @@ SV_EXPORT int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		return EINVAL;
 	return sv_cmd_query_qp(qp, qp_attr, attr_mask, qp_init_attr);
 }
+PABI_EXPORT_34(ibv_cmd_query_qp);
 
 SV_EXPORT int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				int attr_mask, void *cmd, size_t cmd_size)
@@ -379,6 +474,7 @@ SV_EXPORT int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			   NULL, 0, 0);
 	return ret ? ret : sv_cmd_modify_qp(qp, attr, attr_mask, &u);
 }
+PABI_EXPORT_34(ibv_cmd_modify_qp);
 
 SV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 {
@@ -386,6 +482,7 @@ SV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 		return EINVAL;
 	return sv_destroy_result(sv_cmd_destroy_qp(qp));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_qp);
 
 /* ---- address handles and multicast -------------------------------------------- */
 
@@ -403,6 +500,7 @@ SV_EXPORT int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 				   0, resp, resp_size);
 	return ret ? ret : sv_cmd_create_ah(pd, ah, attr, &u);
 }
+PABI_EXPORT_34(ibv_cmd_create_ah);
 
 SV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 {
@@ -410,6 +508,7 @@ SV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 		return EINVAL;
 	return sv_destroy_result(sv_cmd_destroy_ah(ah));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_ah);
 
 SV_EXPORT int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				   uint16_t lid)
@@ -418,6 +517,7 @@ SV_EXPORT int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		return EINVAL;
 	return sv_cmd_attach_mcast(qp, gid, lid);
 }
+PABI_EXPORT_34(ibv_cmd_attach_mcast);
 
 SV_EXPORT int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				   uint16_t lid)
@@ -426,3 +526,4 @@ SV_EXPORT int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		return EINVAL;
 	return sv_cmd_detach_mcast(qp, gid, lid);
 }
+PABI_EXPORT_34(ibv_cmd_detach_mcast);

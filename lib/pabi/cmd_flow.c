@@ -263,6 +263,7 @@ out_free:
 		errno = ret;
 	return ret;
 }
+PABI_EXPORT_34(ibv_cmd_create_flow);
 
 SV_EXPORT int ibv_cmd_destroy_flow(struct ibv_flow *flow_id)
 {
@@ -273,3 +274,4 @@ SV_EXPORT int ibv_cmd_destroy_flow(struct ibv_flow *flow_id)
 						 &req, sizeof(req), NULL, 0,
 						 NULL));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_flow);

@@ -28,6 +28,7 @@ SV_EXPORT unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,
 		num_attrs += (unsigned int)(link->next_attr - link->hdr.attrs);
 	return num_attrs;
 }
+PABI_EXPORT_34(__ioctl_final_num_attrs);
 
 /* ---- execute_ioctl ------------------------------------------------------- */
 
@@ -147,6 +148,7 @@ SV_EXPORT int execute_ioctl(struct ibv_context *context,
 	}
 	return 0;
 }
+PABI_EXPORT_34(execute_ioctl);
 
 /* ---- our own command buffers ------------------------------------------------ */
 
@@ -300,6 +302,7 @@ SV_EXPORT int ibv_cmd_query_context(struct ibv_context *ctx,
 	sv_priv(ctx)->core_support = core_support;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_query_context);
 
 /* ---- memory regions ---------------------------------------------------------- */
 
@@ -328,6 +331,7 @@ SV_EXPORT int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
 	vmr->mr_type = IBV_MR_TYPE_IMPORTED_MR;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_query_mr);
 
 SV_EXPORT int ibv_cmd_advise_mr(struct ibv_pd *pd,
 				enum ibv_advise_mr_advice advice,
@@ -344,6 +348,7 @@ SV_EXPORT int ibv_cmd_advise_mr(struct ibv_pd *pd,
 		array_len(sizeof(*sg_list), num_sge));
 	return execute_ioctl(pd->context, cmd);
 }
+PABI_EXPORT_34(ibv_cmd_advise_mr);
 
 SV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				    size_t length, uint64_t iova, int fd,
@@ -399,6 +404,7 @@ SV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	vmr->access = access;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_reg_dmabuf_mr);
 
 /* ---- completion queues --------------------------------------------------------- */
 
@@ -412,24 +418,24 @@ static struct ib_uverbs_attr *fill_in_fd(struct ibv_command_buffer *cmd,
 	return a;
 }
 
-SV_EXPORT int ibv_cmd_create_cq_ex2(struct ibv_context *context,
-				    const struct ibv_cq_init_attr_ex *cq_attr,
-				    struct verbs_cq *cq, void *cmd,
-				    size_t cmd_size, void *resp,
-				    size_t resp_size, uint32_t cmd_flags,
-				    struct ibv_command_buffer *driver)
+int pabi_create_cq_ioctl(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 const struct verbs_create_cq_prov_attr *prov_attr,
+			 struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			 void *resp, size_t resp_size, uint32_t cmd_flags,
+			 struct ibv_command_buffer *driver)
 {
 	struct ib_uverbs_attr *handle, *event_fd;
 	uint32_t flags = 0, resp_cqe = 0;
 	struct sv_udata u;
 	int ret;
 
-	/* no attributes of its own: the same command as create_cq_ex */
-	if (!__ioctl_final_num_attrs(0, driver))
-		return ibv_cmd_create_cq_ex(context, cq_attr, cq, cmd, cmd_size,
-					    resp, resp_size, cmd_flags);
 	if (!context || !cq_attr || !cq)
 		return EINVAL;
+	if ((cmd_flags & PABI_CQ_WITH_MEM) && !prov_attr) {
+		sv_err("create_cq_ex: a buffer of the provider's asked for without prov_attr");
+		return EINVAL;
+	}
 	if (cq_attr->comp_mask &
 	    ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
 		return EOPNOTSUPP;
@@ -446,9 +452,9 @@ SV_EXPORT int ibv_cmd_create_cq_ex2(struct ibv_context *context,
 	    (cq_attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))
 		flags |= IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
 	{
-		/* the provider's attributes need the ioctl: no write
-		 * command can carry them */
-		DECLARE_CMDB(c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 10,
+		/* the provider's attributes and buffer need the ioctl: no
+		 * write command can carry them */
+		DECLARE_CMDB(c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 13,
 			     driver);
 
 		handle = fill_out_obj(c, UVERBS_ATTR_CREATE_CQ_HANDLE);
@@ -469,6 +475,20 @@ SV_EXPORT int ibv_cmd_create_cq_ex2(struct ibv_context *context,
 		event_fd->flags = 0;
 		if (flags)
 			fill_in_u32(c, UVERBS_ATTR_CREATE_CQ_FLAGS, flags);
+		/* v59: the CQ's memory is the provider's */
+		if (cmd_flags & CREATE_CQ_CMD_FLAGS_WITH_MEM_VA) {
+			fill_in_u64(c, UVERBS_ATTR_CREATE_CQ_BUFFER_VA,
+				    (uintptr_t)prov_attr->buffer.ptr);
+			fill_in_u64(c, UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH,
+				    prov_attr->buffer.length);
+		} else if (cmd_flags & CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF) {
+			fill_in_fd(c, UVERBS_ATTR_CREATE_CQ_BUFFER_FD,
+				   prov_attr->buffer.dmabuf.fd);
+			fill_in_u64(c, UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET,
+				    prov_attr->buffer.dmabuf.offset);
+			fill_in_u64(c, UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH,
+				    prov_attr->buffer.length);
+		}
 		if (u.req_len)
 			fill_in(c, UVERBS_ATTR_UHW_IN, u.req, u.req_len);
 		if (u.resp_len)
@@ -481,6 +501,42 @@ SV_EXPORT int ibv_cmd_create_cq_ex2(struct ibv_context *context,
 		       (uint32_t)handle->data, resp_cqe);
 	return 0;
 }
+
+/* v59 and later */
+SV_EXPORT int ibv_cmd_create_cq_ex2(struct ibv_context *context,
+				    const struct ibv_cq_init_attr_ex *cq_attr,
+				    struct verbs_create_cq_prov_attr *prov_attr,
+				    struct verbs_cq *cq, void *cmd,
+				    size_t cmd_size, void *resp,
+				    size_t resp_size, uint32_t cmd_flags,
+				    struct ibv_command_buffer *driver)
+{
+	/* no attributes or buffer of its own: the same command as
+	 * create_cq_ex */
+	if (!__ioctl_final_num_attrs(0, driver) &&
+	    !(cmd_flags & PABI_CQ_WITH_MEM))
+		return pabi_create_cq_ex_write(context, cq_attr, cq, cmd,
+					       cmd_size, resp, resp_size);
+	return pabi_create_cq_ioctl(context, cq_attr, prov_attr, cq, cmd,
+				    cmd_size, resp, resp_size, cmd_flags,
+				    driver);
+}
+PABI_EXPORT_59(ibv_cmd_create_cq_ex2);
+
+/* rdma-core 53-58: no prov_attr */
+SV_EXPORT int pabi_cmd_create_cq_ex2_34(struct ibv_context *context,
+					const struct ibv_cq_init_attr_ex *cq_attr,
+					struct verbs_cq *cq, void *cmd,
+					size_t cmd_size, void *resp,
+					size_t resp_size, uint32_t cmd_flags,
+					struct ibv_command_buffer *driver)
+{
+	return ibv_cmd_create_cq_ex2(context, cq_attr, NULL, cq, cmd, cmd_size,
+				     resp, resp_size,
+				     cmd_flags & ~(uint32_t)PABI_CQ_WITH_MEM,
+				     driver);
+}
+PABI_OLD_FORM_57(pabi_cmd_create_cq_ex2_34, ibv_cmd_create_cq_ex2);
 
 /* ---- device memory --------------------------------------------------------------- */
 
@@ -505,6 +561,7 @@ SV_EXPORT int ibv_cmd_alloc_dm(struct ibv_context *ctx,
 	dm->dm.context = ctx;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_alloc_dm);
 
 SV_EXPORT int ibv_cmd_free_dm(struct verbs_dm *dm)
 {
@@ -513,6 +570,7 @@ SV_EXPORT int ibv_cmd_free_dm(struct verbs_dm *dm)
 	fill_in_obj(cmd, UVERBS_ATTR_FREE_DM_HANDLE, dm->handle);
 	return sv_destroy_result(execute_ioctl(dm->dm.context, cmd));
 }
+PABI_EXPORT_34(ibv_cmd_free_dm);
 
 SV_EXPORT int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
 				uint64_t offset, size_t length,
@@ -553,6 +611,7 @@ SV_EXPORT int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
 	vmr->access = (int)access;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_reg_dm_mr);
 
 /* ---- counters ----------------------------------------------------------------------- */
 
@@ -578,6 +637,7 @@ SV_EXPORT int ibv_cmd_create_counters(struct ibv_context *context,
 	vcounters->handle = (uint32_t)handle->data;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_create_counters);
 
 SV_EXPORT int ibv_cmd_destroy_counters(struct verbs_counters *vcounters)
 {
@@ -588,6 +648,7 @@ SV_EXPORT int ibv_cmd_destroy_counters(struct verbs_counters *vcounters)
 	return sv_destroy_result(execute_ioctl(vcounters->counters.context,
 					       cmd));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_counters);
 
 SV_EXPORT int ibv_cmd_read_counters(struct verbs_counters *vcounters,
 				    uint64_t *counters_value,
@@ -603,6 +664,7 @@ SV_EXPORT int ibv_cmd_read_counters(struct verbs_counters *vcounters,
 	fill_in_u32(cmd, UVERBS_ATTR_READ_COUNTERS_FLAGS, flags);
 	return execute_ioctl(vcounters->counters.context, cmd);
 }
+PABI_EXPORT_34(ibv_cmd_read_counters);
 
 /* ---- ESP flow actions ------------------------------------------------------------------ */
 
@@ -656,6 +718,7 @@ SV_EXPORT int ibv_cmd_create_flow_action_esp(struct ibv_context *ctx,
 	flow_action->handle = (uint32_t)handle->data;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_create_flow_action_esp);
 
 SV_EXPORT int ibv_cmd_modify_flow_action_esp(struct verbs_flow_action *flow_action,
 					     struct ibv_flow_action_esp_attr *attr,
@@ -669,6 +732,7 @@ SV_EXPORT int ibv_cmd_modify_flow_action_esp(struct verbs_flow_action *flow_acti
 	fill_esp(cmd, attr);
 	return execute_ioctl(flow_action->action.context, cmd);
 }
+PABI_EXPORT_34(ibv_cmd_modify_flow_action_esp);
 
 SV_EXPORT int ibv_cmd_destroy_flow_action(struct verbs_flow_action *action)
 {
@@ -678,3 +742,401 @@ SV_EXPORT int ibv_cmd_destroy_flow_action(struct verbs_flow_action *action)
 	fill_in_obj(cmd, UVERBS_ATTR_DESTROY_FLOW_ACTION_HANDLE, action->handle);
 	return sv_destroy_result(execute_ioctl(action->action.context, cmd));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_flow_action);
+
+/* ---- rdma-core 57-65: contexts, ports, MRs, DMA handles, dma-bufs -------------- */
+
+/* A new fd the kernel makes (its number comes back in data). */
+static struct ib_uverbs_attr *fill_out_fd(struct ibv_command_buffer *cmd,
+					  uint16_t attr_id)
+{
+	return attr_next(cmd, attr_id);
+}
+
+int pabi_get_context_ioctl(struct ibv_context *ctx, struct sv_udata *u,
+			   const struct ibv_fd_arr *fd_arr)
+{
+	struct ib_uverbs_get_context_resp *core = u->core_resp;
+	struct ib_uverbs_attr *async;
+	uint64_t core_support = 0;
+	uint32_t vectors = 0;
+	int ret;
+
+	{
+		DECLARE_CMDB(cmd, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_GET_CONTEXT, 5, NULL);
+
+		fill_out(cmd, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS,
+			 &vectors, sizeof(vectors));
+		fill_out(cmd, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT,
+			 &core_support, sizeof(core_support));
+		fill_in(cmd, UVERBS_ATTR_GET_CONTEXT_FD_ARR, fd_arr->arr,
+			array_len(sizeof(*fd_arr->arr), fd_arr->count));
+		if (u->req_len)
+			fill_in(cmd, UVERBS_ATTR_UHW_IN, u->req, u->req_len);
+		if (u->resp_len)
+			fill_out(cmd, UVERBS_ATTR_UHW_OUT, u->resp, u->resp_len);
+		ret = execute_ioctl(ctx, cmd);
+		if (ret) {
+			sv_err("GET_CONTEXT with %u fds: %s", fd_arr->count,
+			       strerror(ret));
+			return ret;
+		}
+	}
+	/* the ioctl makes no async event fd: a method of its own does */
+	{
+		DECLARE_CMDB(cmd, UVERBS_OBJECT_ASYNC_EVENT,
+			     UVERBS_METHOD_ASYNC_EVENT_ALLOC, 1, NULL);
+
+		async = fill_out_fd(cmd, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
+		ret = execute_ioctl(ctx, cmd);
+		if (ret) {
+			sv_err("ASYNC_EVENT_ALLOC after GET_CONTEXT: %s",
+			       strerror(ret));
+			return ret;
+		}
+	}
+	ctx->async_fd = (int)async->data;
+	ctx->num_comp_vectors = (int)vectors;
+	sv_priv(ctx)->core_support = core_support;
+	if (core) {
+		core->async_fd = (uint32_t)ctx->async_fd;
+		core->num_comp_vectors = vectors;
+	}
+	return 0;
+}
+
+/* v62: 0, or a positive errno (EOPNOTSUPP from a kernel or driver that
+ * reports no effective speed: rxe and siw as of 7.2) */
+SV_EXPORT int ibv_cmd_query_port_speed(struct ibv_context *context,
+				       uint32_t port_num, uint64_t *speed)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT_SPEED,
+		     2, NULL);
+
+	if (!context || !speed)
+		return EINVAL;
+	fill_in_u64(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num);
+	fill_out(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, speed, sizeof(*speed));
+	return execute_ioctl(context, cmd);
+}
+PABI_EXPORT_59(ibv_cmd_query_port_speed);
+
+/* v59: REG_MR as the ioctl (an address or a dma-buf fd, a DMA handle);
+ * an address alone falls back to the write command on a kernel without
+ * the method. Fills the MR's handle, keys, type and access; the core sets
+ * the rest (ibv_reg_mr_ex). */
+SV_EXPORT int ibv_cmd_reg_mr_ex(struct ibv_pd *pd, struct verbs_mr *vmr,
+				struct ibv_mr_init_attr *attr)
+{
+	struct ib_uverbs_attr *handle;
+	uint64_t length, mask;
+	uint32_t lkey = 0, rkey = 0;
+	int fd_based, ret;
+
+	if (!pd || !vmr || !attr)
+		return EINVAL;
+	mask = attr->comp_mask;
+	fd_based = !!(mask & IBV_REG_MR_MASK_FD);
+	length = attr->length;
+	/* a dma-buf: an offset into it and an iova, no address; memory: an
+	 * address, no offset */
+	if (fd_based ? !(mask & IBV_REG_MR_MASK_FD_OFFSET) ||
+			       (mask & IBV_REG_MR_MASK_ADDR) ||
+			       !(mask & IBV_REG_MR_MASK_IOVA) :
+		       (mask & IBV_REG_MR_MASK_FD_OFFSET) ||
+			       !(mask & IBV_REG_MR_MASK_ADDR)) {
+		sv_err("reg_mr_ex: comp_mask %#llx is neither a dma-buf (FD, FD_OFFSET, IOVA) nor memory (ADDR)",
+		       (unsigned long long)mask);
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (!fd_based && (attr->access & IBV_ACCESS_ON_DEMAND) &&
+	    attr->length == SIZE_MAX) {
+		/* implicit ODP: the whole address space, no address */
+		if (attr->addr) {
+			errno = EINVAL;
+			return EINVAL;
+		}
+		length = UINT64_MAX;
+	}
+	if ((mask & IBV_REG_MR_MASK_DMAH) && !attr->dmah) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	{
+		DECLARE_CMDB(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_MR, 11,
+			     NULL);
+
+		handle = fill_out_obj(cmd, UVERBS_ATTR_REG_MR_HANDLE);
+		fill_out(cmd, UVERBS_ATTR_REG_MR_RESP_LKEY, &lkey, sizeof(lkey));
+		fill_out(cmd, UVERBS_ATTR_REG_MR_RESP_RKEY, &rkey, sizeof(rkey));
+		fill_in_obj(cmd, UVERBS_ATTR_REG_MR_PD_HANDLE, pd->handle);
+		fill_in_u64(cmd, UVERBS_ATTR_REG_MR_LENGTH, length);
+		fill_in_u32(cmd, UVERBS_ATTR_REG_MR_ACCESS_FLAGS,
+			    (uint32_t)attr->access);
+		if (fd_based) {
+			fill_in_u64(cmd, UVERBS_ATTR_REG_MR_FD_OFFSET,
+				    attr->fd_offset);
+			fill_in_fd(cmd, UVERBS_ATTR_REG_MR_FD, attr->fd);
+		} else {
+			fill_in_u64(cmd, UVERBS_ATTR_REG_MR_ADDR,
+				    (uintptr_t)attr->addr);
+		}
+		/* the kernel wants an iova: the address when none is given */
+		fill_in_u64(cmd, UVERBS_ATTR_REG_MR_IOVA,
+			    (mask & IBV_REG_MR_MASK_IOVA) ? attr->iova :
+							    (uintptr_t)attr->addr);
+		if (mask & IBV_REG_MR_MASK_DMAH)
+			fill_in_obj(cmd, UVERBS_ATTR_REG_MR_DMA_HANDLE,
+				    container_of(attr->dmah, struct verbs_dmah,
+						 dmah)->handle);
+		ret = execute_ioctl(pd->context, cmd);
+	}
+	if (sv_ioctl_unsupported(ret) && !fd_based &&
+	    !(mask & IBV_REG_MR_MASK_DMAH) && ret != EOPNOTSUPP) {
+		/* a kernel without the method: memory can still be registered
+		 * with the write command (a dma-buf or DMA handle cannot) */
+		sv_dbg("reg_mr_ex: no REG_MR ioctl (%s), the write command instead",
+		       strerror(ret));
+		return sv_cmd_reg_mr(pd, attr->addr, (size_t)length,
+				     (mask & IBV_REG_MR_MASK_IOVA) ?
+					     attr->iova :
+					     (uintptr_t)attr->addr,
+				     attr->access, (struct sv_mr *)vmr, NULL);
+	}
+	if (ret)
+		return ret;
+	vmr->ibv_mr.handle = (uint32_t)handle->data;
+	vmr->ibv_mr.context = pd->context;
+	vmr->ibv_mr.lkey = lkey;
+	vmr->ibv_mr.rkey = rkey;
+	/* a dma-buf has no user address range: its type keeps it out of the
+	 * fork-safety map */
+	vmr->mr_type = fd_based ? IBV_MR_TYPE_DMABUF_MR : IBV_MR_TYPE_MR;
+	vmr->access = attr->access;
+	return 0;
+}
+PABI_EXPORT_59(ibv_cmd_reg_mr_ex);
+
+SV_EXPORT int ibv_cmd_alloc_dmah(struct ibv_context *ctx,
+				 struct verbs_dmah *dmah,
+				 struct ibv_dmah_init_attr *attr)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_DMAH, UVERBS_METHOD_DMAH_ALLOC, 4, NULL);
+	struct ib_uverbs_attr *handle;
+	int ret;
+
+	if (!ctx || !dmah || !attr)
+		return EINVAL;
+	handle = fill_out_obj(cmd, UVERBS_ATTR_ALLOC_DMAH_HANDLE);
+	if (attr->comp_mask & IBV_DMAH_INIT_ATTR_MASK_CPU_ID)
+		fill_in_u32(cmd, UVERBS_ATTR_ALLOC_DMAH_CPU_ID, attr->cpu_id);
+	if (attr->comp_mask & IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE)
+		fill_in_enum(cmd, UVERBS_ATTR_ALLOC_DMAH_TPH_MEM_TYPE,
+			     attr->tph_mem_type, NULL, 0);
+	if (attr->comp_mask & IBV_DMAH_INIT_ATTR_MASK_PH)
+		fill_in(cmd, UVERBS_ATTR_ALLOC_DMAH_PH, &attr->ph,
+			sizeof(attr->ph));
+	ret = execute_ioctl(ctx, cmd);
+	if (ret)
+		return ret;
+	dmah->handle = (uint32_t)handle->data;
+	dmah->dmah.context = ctx;
+	return 0;
+}
+PABI_EXPORT_59(ibv_cmd_alloc_dmah);
+
+SV_EXPORT int ibv_cmd_free_dmah(struct verbs_dmah *dmah)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_DMAH, UVERBS_METHOD_DMAH_FREE, 1, NULL);
+
+	if (!dmah)
+		return EINVAL;
+	fill_in_obj(cmd, UVERBS_ATTR_FREE_DMA_HANDLE, dmah->handle);
+	return sv_destroy_result(execute_ioctl(dmah->dmah.context, cmd));
+}
+PABI_EXPORT_59(ibv_cmd_free_dmah);
+
+/* v62: the fd, or -1 with errno */
+SV_EXPORT int ibv_cmd_export_dmabuf_fd(struct ibv_context *ctx, off_t pg_off)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_DMABUF, UVERBS_METHOD_DMABUF_ALLOC, 2,
+		     NULL);
+	struct ib_uverbs_attr *fd;
+
+	if (!ctx) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = fill_out_fd(cmd, UVERBS_ATTR_ALLOC_DMABUF_HANDLE);
+	fill_in_u64(cmd, UVERBS_ATTR_ALLOC_DMABUF_PGOFF, (uint64_t)pg_off);
+	if (execute_ioctl(ctx, cmd))
+		return -1; /* errno set */
+	return (int)fd->data;
+}
+PABI_EXPORT_59(ibv_cmd_export_dmabuf_fd);
+
+/* ---- rdma-core 65: completion counters -------------------------------------- */
+
+SV_EXPORT int ibv_cmd_query_comp_cntr_caps(struct ibv_context *context,
+					   struct ibv_comp_cntr_caps *caps,
+					   size_t caps_size)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_DEVICE,
+		     UVERBS_METHOD_QUERY_COMP_CNTR_CAPS, 3, NULL);
+	uint32_t ops = 0;
+	int ret;
+
+	if (!context || !caps || caps_size < sizeof(*caps))
+		return EINVAL;
+	fill_out(cmd, UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_COUNTERS,
+		 &caps->max_counters, sizeof(caps->max_counters));
+	fill_out(cmd, UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_VALUE,
+		 &caps->max_value, sizeof(caps->max_value));
+	fill_out(cmd, UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_SUPPORTED_QP_ATTACH_OPS,
+		 &ops, sizeof(ops));
+	ret = execute_ioctl(context, cmd);
+	if (ret)
+		return ret;
+	/* the kernel's bits are the verbs' (both enums are 1 << 0 ... 5) */
+	caps->supported_qp_attach_ops =
+		ops & (IBV_QP_ATTACH_COMP_CNTR_OP_SEND |
+		       IBV_QP_ATTACH_COMP_CNTR_OP_RECV |
+		       IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_READ |
+		       IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ |
+		       IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE |
+		       IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE);
+	return 0;
+}
+PABI_EXPORT_65(ibv_cmd_query_comp_cntr_caps);
+_Static_assert(IBV_QP_ATTACH_COMP_CNTR_OP_SEND == IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_SEND &&
+		       IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE ==
+			       IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE,
+	       "completion counter op bits are the kernel's");
+
+SV_EXPORT int ibv_cmd_create_comp_cntr(struct ibv_context *context,
+				       struct ibv_comp_cntr *comp_cntr,
+				       struct ibv_command_buffer *link)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_COMP_CNTR,
+		     UVERBS_METHOD_COMP_CNTR_CREATE, 1, link);
+	struct ib_uverbs_attr *handle;
+	int ret;
+
+	if (!context || !comp_cntr)
+		return EINVAL;
+	comp_cntr->context = context;
+	handle = fill_out_obj(cmd, UVERBS_ATTR_CREATE_COMP_CNTR_HANDLE);
+	ret = execute_ioctl(context, cmd);
+	if (ret)
+		return ret;
+	comp_cntr->handle = (uint32_t)handle->data;
+	return 0;
+}
+PABI_EXPORT_65(ibv_cmd_create_comp_cntr);
+
+SV_EXPORT int ibv_cmd_destroy_comp_cntr(struct ibv_comp_cntr *comp_cntr)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_COMP_CNTR,
+		     UVERBS_METHOD_COMP_CNTR_DESTROY, 1, NULL);
+
+	if (!comp_cntr)
+		return EINVAL;
+	fill_in_obj(cmd, UVERBS_ATTR_DESTROY_COMP_CNTR_HANDLE, comp_cntr->handle);
+	return sv_destroy_result(execute_ioctl(comp_cntr->context, cmd));
+}
+PABI_EXPORT_65(ibv_cmd_destroy_comp_cntr);
+
+static int modify_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint8_t entry,
+			    uint8_t op, uint64_t value)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_COMP_CNTR,
+		     UVERBS_METHOD_COMP_CNTR_MODIFY, 4, NULL);
+
+	if (!comp_cntr)
+		return EINVAL;
+	fill_in_obj(cmd, UVERBS_ATTR_MODIFY_COMP_CNTR_HANDLE, comp_cntr->handle);
+	fill_in_u64(cmd, UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY, entry);
+	fill_in_u64(cmd, UVERBS_ATTR_MODIFY_COMP_CNTR_OP, op);
+	fill_in_u64(cmd, UVERBS_ATTR_MODIFY_COMP_CNTR_VALUE, value);
+	return execute_ioctl(comp_cntr->context, cmd);
+}
+
+static int read_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint8_t entry,
+			  uint64_t *value)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_COMP_CNTR, UVERBS_METHOD_COMP_CNTR_READ,
+		     3, NULL);
+
+	if (!comp_cntr || !value)
+		return EINVAL;
+	fill_in_obj(cmd, UVERBS_ATTR_READ_COMP_CNTR_HANDLE, comp_cntr->handle);
+	fill_in_u64(cmd, UVERBS_ATTR_READ_COMP_CNTR_ENTRY, entry);
+	fill_out(cmd, UVERBS_ATTR_READ_COMP_CNTR_RESP_VALUE, value,
+		 sizeof(*value));
+	return execute_ioctl(comp_cntr->context, cmd);
+}
+
+SV_EXPORT int ibv_cmd_set_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+				    uint64_t value)
+{
+	return modify_comp_cntr(comp_cntr, IB_UVERBS_COMP_CNTR_ENTRY_COMP,
+				IB_UVERBS_COMP_CNTR_MODIFY_OP_SET, value);
+}
+PABI_EXPORT_65(ibv_cmd_set_comp_cntr);
+
+SV_EXPORT int ibv_cmd_set_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+					uint64_t value)
+{
+	return modify_comp_cntr(comp_cntr, IB_UVERBS_COMP_CNTR_ENTRY_ERR,
+				IB_UVERBS_COMP_CNTR_MODIFY_OP_SET, value);
+}
+PABI_EXPORT_65(ibv_cmd_set_err_comp_cntr);
+
+SV_EXPORT int ibv_cmd_inc_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+				    uint64_t amount)
+{
+	return modify_comp_cntr(comp_cntr, IB_UVERBS_COMP_CNTR_ENTRY_COMP,
+				IB_UVERBS_COMP_CNTR_MODIFY_OP_INC, amount);
+}
+PABI_EXPORT_65(ibv_cmd_inc_comp_cntr);
+
+SV_EXPORT int ibv_cmd_inc_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+					uint64_t amount)
+{
+	return modify_comp_cntr(comp_cntr, IB_UVERBS_COMP_CNTR_ENTRY_ERR,
+				IB_UVERBS_COMP_CNTR_MODIFY_OP_INC, amount);
+}
+PABI_EXPORT_65(ibv_cmd_inc_err_comp_cntr);
+
+SV_EXPORT int ibv_cmd_read_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+				     uint64_t *value)
+{
+	return read_comp_cntr(comp_cntr, IB_UVERBS_COMP_CNTR_ENTRY_COMP, value);
+}
+PABI_EXPORT_65(ibv_cmd_read_comp_cntr);
+
+SV_EXPORT int ibv_cmd_read_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+					 uint64_t *value)
+{
+	return read_comp_cntr(comp_cntr, IB_UVERBS_COMP_CNTR_ENTRY_ERR, value);
+}
+PABI_EXPORT_65(ibv_cmd_read_err_comp_cntr);
+
+SV_EXPORT int ibv_cmd_qp_attach_comp_cntr(struct ibv_qp *qp,
+					  struct ibv_comp_cntr *comp_cntr,
+					  struct ibv_qp_attach_comp_cntr_attr *attr)
+{
+	DECLARE_CMDB(cmd, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_ATTACH_COMP_CNTR,
+		     3, NULL);
+
+	if (!qp || !comp_cntr || !attr)
+		return EINVAL;
+	fill_in_obj(cmd, UVERBS_ATTR_QP_ATTACH_COMP_CNTR_HANDLE, qp->handle);
+	fill_in_obj(cmd, UVERBS_ATTR_QP_ATTACH_COMP_CNTR_CNTR_HANDLE,
+		    comp_cntr->handle);
+	fill_in_u32(cmd, UVERBS_ATTR_QP_ATTACH_COMP_CNTR_OP_MASK, attr->op_mask);
+	return execute_ioctl(qp->context, cmd);
+}
+PABI_EXPORT_65(ibv_cmd_qp_attach_comp_cntr);

@@ -76,6 +76,7 @@ SV_EXPORT int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
 	free(resp);
 	return (int)n;
 }
+PABI_EXPORT_34(ibv_cmd_poll_cq);
 
 /* ---- posting ------------------------------------------------------------------ */
 
@@ -207,6 +208,7 @@ out:
 				 offsetof(struct ibv_send_wr, next), wrs);
 	return ret;
 }
+PABI_EXPORT_34(ibv_cmd_post_send);
 
 /* POST_RECV and POST_SRQ_RECV: the same request after a different
  * handle. */
@@ -262,6 +264,7 @@ SV_EXPORT int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	return post_recv_cmd(ibqp->context, IB_USER_VERBS_CMD_POST_RECV,
 			     ibqp->handle, wr, bad_wr);
 }
+PABI_EXPORT_34(ibv_cmd_post_recv);
 
 SV_EXPORT int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 				    struct ibv_recv_wr **bad_wr)
@@ -269,3 +272,4 @@ SV_EXPORT int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return post_recv_cmd(srq->context, IB_USER_VERBS_CMD_POST_SRQ_RECV,
 			     srq->handle, wr, bad_wr);
 }
+PABI_EXPORT_34(ibv_cmd_post_srq_recv);

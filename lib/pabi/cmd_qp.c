@@ -124,6 +124,7 @@ err_input:
 	errno = EINVAL;
 	return EINVAL;
 }
+PABI_EXPORT_34(ibv_cmd_create_qp_ex);
 
 SV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *vqp,
 			      int vqp_sz, struct ibv_qp_open_attr *attr,
@@ -184,6 +185,7 @@ SV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *vqp,
 			 xrcd);
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_open_qp);
 
 static void dest_to_kern(struct ib_uverbs_qp_dest *d,
 			 const struct ibv_ah_attr *ah)
@@ -286,3 +288,4 @@ SV_EXPORT int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				&req, sizeof(req), &kresp, sizeof(kresp), cmd,
 				cmd_size, resp, resp_size);
 }
+PABI_EXPORT_34(ibv_cmd_modify_qp_ex);

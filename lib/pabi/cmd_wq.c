@@ -71,6 +71,7 @@ SV_EXPORT int ibv_cmd_create_wq(struct ibv_context *context,
 	wq_init_attr->max_sge = kresp.max_sge;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_create_wq);
 
 SV_EXPORT int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr,
 				void *cmd, size_t cmd_size)
@@ -105,6 +106,7 @@ SV_EXPORT int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr,
 		wq->state = attr->wq_state;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_modify_wq);
 
 SV_EXPORT int ibv_cmd_destroy_wq(struct ibv_wq *wq)
 {
@@ -125,6 +127,7 @@ SV_EXPORT int ibv_cmd_destroy_wq(struct ibv_wq *wq)
 	pthread_mutex_unlock(&wq->mutex);
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_destroy_wq);
 
 /* ---- receive WQ indirection tables --------------------------------------------- */
 
@@ -183,6 +186,7 @@ SV_EXPORT int ibv_cmd_create_rwq_ind_table(struct ibv_context *context,
 	rwq_ind_table->context = context;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_create_rwq_ind_table);
 
 SV_EXPORT int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_table)
 {
@@ -194,3 +198,4 @@ SV_EXPORT int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_ta
 		rwq_ind_table->context, IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL,
 		&req, sizeof(req), NULL, 0, NULL));
 }
+PABI_EXPORT_34(ibv_cmd_destroy_rwq_ind_table);

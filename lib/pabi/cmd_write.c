@@ -52,6 +52,7 @@ SV_EXPORT int ibv_cmd_open_xrcd(struct ibv_context *context,
 	}
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_open_xrcd);
 
 SV_EXPORT int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd)
 {
@@ -62,6 +63,7 @@ SV_EXPORT int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd)
 					      &req, sizeof(req), NULL, 0,
 					      NULL));
 }
+PABI_EXPORT_34(ibv_cmd_close_xrcd);
 
 /* ---- memory regions ----------------------------------------------------------- */
 
@@ -98,6 +100,7 @@ SV_EXPORT int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags,
 		vmr->ibv_mr.context = pd->context;
 	return 0;
 }
+PABI_EXPORT_34(ibv_cmd_rereg_mr);
 
 /* ---- completion queues ----------------------------------------------------------- */
 
@@ -120,3 +123,4 @@ SV_EXPORT int ibv_cmd_modify_cq(struct ibv_cq *cq,
 				&req, sizeof(req), NULL, 0, cmd, cmd_size, NULL,
 				0);
 }
+PABI_EXPORT_34(ibv_cmd_modify_cq);

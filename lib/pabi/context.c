@@ -60,11 +60,13 @@ SV_EXPORT void __verbs_log(struct verbs_context *ctx, uint32_t level,
 	sv_log_write((enum sv_log_level)level, "provider", "%s", msg);
 	errno = saved_errno;
 }
+PABI_EXPORT_34(__verbs_log);
 
 /* rdma-core lets providers destroy objects of a disassociated device when
  * this is set (RDMAV_ALLOW_DISASSOC_DESTROY, or mlx4's old
  * MLX4_DEVICE_FATAL_CLEANUP); a one-byte object in the ABI. */
 SV_EXPORT bool verbs_allow_disassociate_destroy;
+PABI_EXPORT_34(verbs_allow_disassociate_destroy);
 
 static int env_set(const char *name)
 {
@@ -101,6 +103,14 @@ SV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 	}
 	return ibv_read_sysfs_file(sysfs_dev->ibdev_path, file, buf, size);
 }
+PABI_EXPORT_34(ibv_read_ibdev_sysfs_file);
+
+/* v49: exported in the provider ABI node, declared in verbs.h */
+SV_EXPORT const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode)
+{
+	return sv_wr_opcode_str(opcode);
+}
+PABI_EXPORT_34(ibv_wr_opcode_str);
 
 /* IBVERBS_PRIVATE_34, imported by Debian's ibv_devinfo: 0, or -1 with
  * errno. */
@@ -130,6 +140,7 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 	return 0;
 }
+PABI_EXPORT_34(ibv_query_gid_type);
 
 /* ---- contexts -------------------------------------------------------------- */
 
@@ -159,7 +170,8 @@ static int init_context(struct verbs_context *vctx, struct ibv_device *device,
 	ctx->async_fd = -1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
-	vctx->sz = sizeof(*vctx);
+	/* as much verbs_context as the provider's release has */
+	vctx->sz = priv->layout->vctx_size;
 	vctx->priv = priv;
 	sv_context_install_ops(vctx);
 	return 0;
@@ -170,14 +182,18 @@ SV_EXPORT void *_verbs_init_and_alloc_context(struct ibv_device *device,
 					      struct verbs_context *context_offset,
 					      uint32_t driver_id)
 {
+	struct sv_sysfs_dev *s = sv_device_sysfs(device);
 	size_t offset = (uintptr_t)context_offset;
+	size_t vctx_size;
 	void *drv;
 
-	if (!sv_device_sysfs(device) ||
-	    offset > alloc_size ||
-	    alloc_size - offset < sizeof(struct verbs_context)) {
-		sv_err("a provider asked for a context of %zu bytes with the verbs_context at %zu",
-		       alloc_size, offset);
+	/* the provider's verbs_context is its release's: rdma-core 59, 62
+	 * and 64 grew it in front */
+	vctx_size = s && s->layout ? s->layout->vctx_size : 0;
+	if (!vctx_size || offset > alloc_size ||
+	    alloc_size - offset < vctx_size) {
+		sv_err("a provider asked for a context of %zu bytes with a %zu-byte verbs_context at %zu",
+		       alloc_size, vctx_size, offset);
 		if (cmd_fd >= 0)
 			close(cmd_fd);
 		errno = EINVAL;
@@ -189,13 +205,14 @@ SV_EXPORT void *_verbs_init_and_alloc_context(struct ibv_device *device,
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (init_context((struct verbs_context *)((char *)drv + offset),
-			 device, cmd_fd, driver_id)) {
+	if (init_context(sv_vctx_at((char *)drv + offset, vctx_size), device,
+			 cmd_fd, driver_id)) {
 		free(drv);
 		return NULL;
 	}
 	return drv;
 }
+PABI_EXPORT_34(_verbs_init_and_alloc_context);
 
 SV_EXPORT void verbs_uninit_context(struct verbs_context *vctx)
 {
@@ -213,20 +230,27 @@ SV_EXPORT void verbs_uninit_context(struct verbs_context *vctx)
 	pthread_mutex_destroy(&ctx->mutex);
 	sv_device_put(ctx->device);
 }
+PABI_EXPORT_34(verbs_uninit_context);
 
 SV_EXPORT void verbs_set_ops(struct verbs_context *vctx,
 			     const struct verbs_context_ops *ops)
 {
+	const struct pabi_gen *gen;
 	struct verbs_ex_private *priv;
 
 	if (!vctx || !ops || !vctx->priv)
 		return;
 	priv = vctx->priv;
-	pabi_ops_take(&priv->ops, ops);
-	if (ops->free_context)
-		priv->free_context = ops->free_context;
+	/* the table is laid out as the provider's release lays it out */
+	gen = pabi_gen_of(&vctx->context);
+	if (!gen) {
+		sv_err("verbs_set_ops on a context no rdma-core provider made");
+		return;
+	}
+	pabi_ops_take(&priv->ops, &priv->free_context, ops, gen->first);
 	sv_context_install_ops(vctx);
 }
+PABI_EXPORT_34(verbs_set_ops);
 
 /* What rdma-core's core does to every new CQ (and providers that make
  * CQs behind the core's back, like mlx5dv_create_cq, call). */
@@ -246,6 +270,7 @@ SV_EXPORT void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
 	pthread_mutex_init(&cq->mutex, NULL);
 	pthread_cond_init(&cq->cond, NULL);
 }
+PABI_EXPORT_34(verbs_init_cq);
 
 /* Open a device with the provider's private data (mlx5dv_open_device
  * passes some); ibv_open_device is this with NULL. */
@@ -288,6 +313,7 @@ SV_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
 	       device->name, (void *)&vctx->context, vdev->ops->name);
 	return &vctx->context;
 }
+PABI_EXPORT_34(verbs_open_device);
 
 struct ibv_context *sv_rdmacore_open(struct ibv_device *device)
 {

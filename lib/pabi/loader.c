@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-core's provider libraries on softverbs' core: loading them the way
- * rdma-core 44 does (the config directory's "driver NAME" lines, the
- * provider directory, RDMAV_DRIVERS / IBV_DRIVERS), recording what they
- * register, and matching a found device to one of them (driver id first,
- * then the match table by name, modalias, PCI id; match_device; the ABI
- * range), then alloc_device. */
+ * rdma-core does (the config directory's "driver NAME" lines, the
+ * provider directory, RDMAV_DRIVERS / IBV_DRIVERS), under the file name
+ * of every provider ABI this library speaks (lib<name>-rdmav65.so ...
+ * -rdmav34.so), recording what they register and through which node,
+ * and matching a found device to one of them (driver id first, then the
+ * match table by name, modalias, PCI id; match_device; the ABI range),
+ * then alloc_device. */
 #include "config.h"
 
 #include <dirent.h>
@@ -100,9 +102,31 @@ static void register_driver(const struct verbs_device_ops *ops,
 	sv_dbg("rdma-core provider '%s' registered (%s)", ops->name, node);
 }
 
+/* One per version node: what node a provider registered through says
+ * which rdma-core built it (lib/pabi/generations.c). */
 SV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
 {
 	register_driver(ops, "IBVERBS_PRIVATE_34");
+}
+
+SV_EXPORT void verbs_register_driver_57(const struct verbs_device_ops *ops)
+{
+	register_driver(ops, "IBVERBS_PRIVATE_57");
+}
+
+SV_EXPORT void verbs_register_driver_59(const struct verbs_device_ops *ops)
+{
+	register_driver(ops, "IBVERBS_PRIVATE_59");
+}
+
+SV_EXPORT void verbs_register_driver_64(const struct verbs_device_ops *ops)
+{
+	register_driver(ops, "IBVERBS_PRIVATE_64");
+}
+
+SV_EXPORT void verbs_register_driver_65(const struct verbs_device_ops *ops)
+{
+	register_driver(ops, "IBVERBS_PRIVATE_65");
 }
 
 size_t sv_rdmacore_driver_count(void)
@@ -128,7 +152,13 @@ const struct verbs_device_ops *sv_rdmacore_driver(size_t i)
 
 /* ---- loading the libraries ------------------------------------------------ */
 
-#define PROVIDER_SUFFIX "-rdmav34.so"
+/* rdma-core names a provider lib<name>-rdmav<N>.so after its ABI node:
+ * every node this library speaks, newest first (one folder normally
+ * holds one rdma-core's providers; with several, the newest is taken). */
+static const char *const provider_suffixes[] = {
+	"-rdmav65.so", "-rdmav64.so", "-rdmav59.so", "-rdmav57.so",
+	"-rdmav34.so",
+};
 
 /* Where the libraries and their config are; white-box tests point these
  * elsewhere (sv_rdmacore_set_dirs). */
@@ -141,41 +171,68 @@ void sv_rdmacore_set_dirs(const char *config, const char *providers)
 	provider_dir = providers ? providers : SV_RDMA_CORE_PROVIDER_DIR;
 }
 
-static void load_one(const char *name)
+/* dlopen the first of prefix + each suffix that exists: 1 when one was
+ * loaded, 0 when none exists, -1 when one exists but failed to load
+ * (said). */
+static int load_with_suffixes(const char *prefix, const char *name)
 {
 	char path[IBV_SYSFS_PATH_MAX];
-	int n;
+
+	for (size_t i = 0; i < SV_ARRAY_SIZE(provider_suffixes); i++) {
+		int n = snprintf(path, sizeof(path), "%s%s", prefix,
+				 provider_suffixes[i]);
+
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			sv_complain("provider name too long: %.64s...; skipped",
+				    name);
+			return -1;
+		}
+		if (access(path, F_OK))
+			continue;
+		if (dlopen(path, RTLD_NOW)) {
+			sv_dbg("loaded %s", path);
+			return 1;
+		}
+		sv_complain("could not load provider %s: %s", path, dlerror());
+		return -1;
+	}
+	return 0;
+}
+
+static void load_one(const char *name)
+{
+	char prefix[IBV_SYSFS_PATH_MAX];
+	int n, ret;
 
 	/* An absolute path gets the suffix and is opened as it is. */
 	if (name[0] == '/')
-		n = snprintf(path, sizeof(path), "%s" PROVIDER_SUFFIX, name);
+		n = snprintf(prefix, sizeof(prefix), "%s", name);
 	else
-		n = snprintf(path, sizeof(path), "%s/lib%s" PROVIDER_SUFFIX,
-			     provider_dir, name);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
+		n = snprintf(prefix, sizeof(prefix), "%s/lib%s", provider_dir,
+			     name);
+	if (n < 0 || (size_t)n >= sizeof(prefix)) {
 		sv_complain("provider name too long: %.64s...; skipped", name);
 		return;
 	}
-	if (dlopen(path, RTLD_NOW)) {
-		sv_dbg("loaded %s", path);
+	ret = load_with_suffixes(prefix, name);
+	if (ret)
+		return;
+	if (name[0] == '/') {
+		sv_complain("could not load provider %s: no %s-rdmav{65,64,59,57,34}.so",
+			    name, name);
 		return;
 	}
-	if (name[0] != '/') {
-		/* then the library search path, as rdma-core falls back */
-		char *err = strdup(dlerror());
-
-		snprintf(path, sizeof(path), "lib%s" PROVIDER_SUFFIX, name);
-		if (dlopen(path, RTLD_NOW)) {
-			sv_dbg("loaded %s from the library search path", path);
-			free(err);
+	/* then the library search path, as rdma-core falls back */
+	for (size_t i = 0; i < SV_ARRAY_SIZE(provider_suffixes); i++) {
+		snprintf(prefix, sizeof(prefix), "lib%s%s", name,
+			 provider_suffixes[i]);
+		if (dlopen(prefix, RTLD_NOW)) {
+			sv_dbg("loaded %s from the library search path", prefix);
 			return;
 		}
-		sv_complain("could not load provider '%s': %s", name,
-			    err ? err : "?");
-		free(err);
-		return;
 	}
-	sv_complain("could not load provider %s: %s", path, dlerror());
+	sv_complain("could not load provider '%s': no lib%s-rdmav{65,64,59,57,34}.so in %s or the library search path",
+		    name, name, provider_dir);
 }
 
 /* A name list, one entry per "driver NAME" line or RDMAV_DRIVERS item. */

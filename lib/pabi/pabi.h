@@ -8,6 +8,8 @@
  *                  generation
  *   provenance.c   which rdma-core release built a library (the evidence)
  *   elf.c          the versioned symbols a library imports
+ *   nodes.h        the version nodes (IBVERBS_PRIVATE_34 ... 65): which
+ *                  node exports which function, in which form
  *   generations.c  every release's differences, one table
  *   context.c      the context a provider builds on the core
  *   ops.c          the provider's ops table into the core's
@@ -15,6 +17,8 @@
  */
 #ifndef SV_PABI_H
 #define SV_PABI_H
+
+#include "nodes.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,7 +34,8 @@ struct pabi_gen {
 	const char *name;          /* "rdma-core 45-48", for the log */
 	unsigned int first, last;  /* the releases it covers */
 	const char *node;          /* the version node its providers import */
-	/* where the core's members are in the provider's objects */
+	/* where the core's members are in the provider's objects, and the
+	 * size of its struct verbs_context */
 	struct sv_obj_layout layout;
 	/* ibv_cmd_reg_dmabuf_mr has its eighth argument (v54) */
 	bool reg_dmabuf_mr_driver;
@@ -79,8 +84,52 @@ int pabi_elf_imports(const char *path, const char *node,
 		     void (*fn)(const char *symbol, void *arg), void *arg);
 
 /* ---- ops (ops.c) ---------------------------------------------------------------- */
-/* dst gets every non-NULL slot of an rdma-core provider's table. */
+/* The number of slots of release `release`'s struct verbs_context_ops, and
+ * the slot of op `name` in it (-1: the release has no such op). */
+size_t pabi_ops_slots(unsigned int release);
+int pabi_ops_slot(unsigned int release, const char *name);
+/* dst gets every non-NULL slot of an rdma-core provider's table, laid out
+ * as release `release` lays it out; *free_context its free_context. */
 void pabi_ops_take(struct sv_context_ops *dst,
-		   const struct verbs_context_ops *src);
+		   void (**free_context)(struct ibv_context *),
+		   const struct verbs_context_ops *src, unsigned int release);
+
+/* ---- command paths the helpers share (cmd.c, cmd_ioctl.c) ------------------- */
+/* GET_CONTEXT as the ioctl, with fds for the kernel (v57's fd_arr), u the
+ * provider's driver data; the async event fd is allocated after it. */
+int pabi_get_context_ioctl(struct ibv_context *ctx, struct sv_udata *u,
+			   const struct ibv_fd_arr *fd_arr);
+/* create_cq_ex's two paths: the extended write command, and the CQ_CREATE
+ * ioctl (the provider's attributes, its own buffer: v59's prov_attr with
+ * cmd_flags & PABI_CQ_WITH_MEM). */
+#define PABI_CQ_WITH_MEM                                                       \
+	(CREATE_CQ_CMD_FLAGS_WITH_MEM_VA | CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF)
+int pabi_create_cq_ex_write(struct ibv_context *context,
+			    const struct ibv_cq_init_attr_ex *cq_attr,
+			    struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			    void *resp, size_t resp_size);
+int pabi_create_cq_ioctl(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 const struct verbs_create_cq_prov_attr *prov_attr,
+			 struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			 void *resp, size_t resp_size, uint32_t cmd_flags,
+			 struct ibv_command_buffer *driver);
+
+/* ---- the older forms of functions whose signature a node changed ------------
+ * (nodes.h; the current forms are abi.h's) */
+int pabi_cmd_get_context_34(struct verbs_context *context, void *cmd,
+			    size_t cmd_size, void *resp, size_t resp_size);
+int pabi_cmd_create_cq_ex_34(struct ibv_context *context,
+			     const struct ibv_cq_init_attr_ex *cq_attr,
+			     struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			     void *resp, size_t resp_size, uint32_t cmd_flags);
+int pabi_cmd_create_cq_ex2_34(struct ibv_context *context,
+			      const struct ibv_cq_init_attr_ex *cq_attr,
+			      struct verbs_cq *cq, void *cmd, size_t cmd_size,
+			      void *resp, size_t resp_size, uint32_t cmd_flags,
+			      struct ibv_command_buffer *driver);
+int pabi_cmd_create_qp_ex2_34(struct ibv_context *context, struct verbs_qp *qp,
+			      struct ibv_qp_init_attr_ex *qp_attr, void *cmd,
+			      size_t cmd_size, void *resp, size_t resp_size);
 
 #endif

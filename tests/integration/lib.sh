@@ -102,12 +102,14 @@ sv_wait_port() {
 }
 
 # sv_provider_lib DEV: the rdma-core provider library that drives DEV
+# (a grep -E pattern: lib<name>-rdmav<N>.so, N the provider ABI node of
+# the rdma-core installed: 34 on Debian 12 and 13, 65 on unstable)
 sv_provider_lib() {
     case $1 in
-        rxe*) echo librxe-rdmav34.so ;;
-        siw*) echo libsiw-rdmav34.so ;;
-        vmw_pvrdma*) echo libvmw_pvrdma-rdmav34.so ;;
-        *) echo "lib?-rdmav34.so" ;;
+        rxe*) echo 'librxe-rdmav[0-9]+\.so' ;;
+        siw*) echo 'libsiw-rdmav[0-9]+\.so' ;;
+        vmw_pvrdma*) echo 'libvmw_pvrdma-rdmav[0-9]+\.so' ;;
+        *) echo 'lib.*-rdmav[0-9]+\.so' ;;
     esac
 }
 
@@ -129,12 +131,12 @@ sv_maps_check() {
         if [ "${SOFTVERBS_PROVIDERS:-native}" = rdma-core ]; then
             for dev in "$@"; do
                 want=$(sv_provider_lib "$dev")
-                grep -q "/$want\$" "$f" || {
+                grep -qE "/$want\$" "$f" || {
                     echo "  maps: $(head -n 1 "$f") did not map rdma-core's $want"
                     bad=1
                 }
             done
-        elif grep -qE '/lib(rxe|siw)-rdmav34.so$' "$f"; then
+        elif grep -qE '/lib(rxe|siw)-rdmav[0-9]+\.so$' "$f"; then
             echo "  maps: $(head -n 1 "$f") mapped an rdma-core provider in native mode"
             bad=1
         fi

@@ -14,7 +14,7 @@
 
 static int wanted(const char *line)
 {
-	return strstr(line, "/libibverbs.so") || strstr(line, "-rdmav34.so") ||
+	return strstr(line, "/libibverbs.so") || strstr(line, "-rdmav") ||
 	       strstr(line, "/libmlx5.so") || strstr(line, "/libmlx4.so") ||
 	       strstr(line, "/libefa.so") || strstr(line, "/libmana.so");
 }

@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/integration/test_plugin.sh -- softverbs' rxe and siw providers as
-# plug-ins of rdma-core's own libibverbs (plugin/: libsoftverbs-rxe-rdmav34.so,
-# libsoftverbs-siw-rdmav34.so), run inside the test VM
+# plug-ins of rdma-core's own libibverbs (plugin/: libsoftverbs-rxe-rdmav<N>.so,
+# libsoftverbs-siw-rdmav<N>.so, N the system rdma-core's node), run inside the test VM
 # (tests/vm/run --netdev dummy --siw).
 #
 #   test_plugin.sh [-v]
 #
 # A "plug-in" end is a Debian program on the system's libibverbs with
 # RDMAV_DRIVERS=<build>/plugin/.libs/libsoftverbs-rxe:...-siw (rdma-core
-# appends -rdmav34.so and tries them before its own providers); an
+# appends -rdmav<N>.so and tries them before its own providers); an
 # "rdma-core" end is the same program with nothing changed. Cases:
 #  - ibv_devinfo -v prints byte for byte what rdma-core's librxe/libsiw
 #    make it print;
@@ -43,8 +43,10 @@ count=${PLUGIN_RPING_COUNT:-50}
 ptiters=${PLUGIN_PERFTEST_ITERS:-100}
 tmo=${PLUGIN_TIMEOUT:-60}
 plugdir=${SOFTVERBS_PLUGIN_DIR:-$libdir/../../plugin/.libs}
-[ -e "$plugdir/libsoftverbs-rxe-rdmav34.so" ] ||
-    skip "no plug-ins in $plugdir (make)"
+# named for the system rdma-core's provider ABI node (-rdmav34.so on
+# rdma-core 44-56, -rdmav65.so on 65): the one this build found
+plugsuf=$(cd "$plugdir" 2> /dev/null && ls libsoftverbs-rxe-rdmav*.so 2> /dev/null | head -n 1 | sed 's/^libsoftverbs-rxe//')
+[ -n "$plugsuf" ] || skip "no plug-ins in $plugdir (make)"
 plugdir=$(cd "$plugdir" && pwd)
 syslib=$(readlink -f "${SYSTEM_LIBIBVERBS:-/usr/lib/$(gcc -print-multiarch 2> /dev/null)/libibverbs.so.1}")
 [ -e "$syslib" ] || skip "no system libibverbs ($syslib)"
@@ -102,17 +104,17 @@ plug_check() {
         n=$((n + 1))
         grep -q " $syslib\$" "$f" || {
             echo "  maps: $(head -n 1 "$f") did not map rdma-core's $syslib"; bad=1; }
-        if grep -q "/libsoftverbs-$name-rdmav34.so\$" "$f"; then
+        if grep -q "/libsoftverbs-$name$plugsuf\$" "$f"; then
             m=$((m + 1))
         elif [ -z "$any" ]; then
-            echo "  maps: $(head -n 1 "$f") did not map libsoftverbs-$name-rdmav34.so"; bad=1
+            echo "  maps: $(head -n 1 "$f") did not map libsoftverbs-$name$plugsuf"; bad=1
         fi
         if grep -q " $libdir/libibverbs.so" "$f"; then
             echo "  maps: $(head -n 1 "$f") mapped softverbs' own libibverbs"; bad=1
         fi
     done
     [ $n -gt 0 ] || { echo "  maps: no plug-in end left a maps record"; bad=1; }
-    [ $m -gt 0 ] || { echo "  maps: no process mapped libsoftverbs-$name-rdmav34.so"; bad=1; }
+    [ $m -gt 0 ] || { echo "  maps: no process mapped libsoftverbs-$name$plugsuf"; bad=1; }
     for f in "$work"/log.*; do
         [ -e "$f" ] || continue
         grep -q "softverbs $name provider drives $d\$" "$f" || {

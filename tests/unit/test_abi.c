@@ -1,24 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The exported ABI of the built libibverbs.so.1, against the system's.
  *
- * Debian's binaries are linked against rdma-core 44 with immediate
- * binding: one missing (symbol, version) pair and the program does not
- * start. So this test reads both libraries' dynamic symbol tables and
- * version definitions (through `objdump`, which ships with binutils next
- * to every gcc) and checks, as a user of a prebuilt binary would notice:
+ * Debian's binaries are linked against rdma-core 44, 56 or 65 with
+ * immediate binding: one missing (symbol, version) pair and the program
+ * does not start. So this test reads both libraries' dynamic symbol
+ * tables and version definitions (through `objdump`, which ships with
+ * binutils next to every gcc) and checks, as a user of a prebuilt binary
+ * would notice:
  *   - every default-version pair the system library exports exists here
  *     (pairs shown in parentheses are compat-only, pre-2006 layouts that
- *     no binary built since can reference: they are not required),
- *   - nothing is exported that the system library does not export,
- *     except softverbs' own SOFTVERBS_1 node and what a newer rdma-core
- *     release (up to 56) added, which one build serves too,
+ *     no binary built since can reference: they are not required); a
+ *     provider-ABI pair may be a non-default version here, since one
+ *     library serves every node and only IBVERBS_PRIVATE_65 can be the
+ *     default (a binary's reference names its version either way),
+ *   - every public node from IBVERBS_1.15 and every provider-ABI node
+ *     (IBVERBS_PRIVATE_34, 57, 59, 64, 65) holds exactly the names
+ *     rdma-core's libibverbs.map.in gives it at its releases (the lists
+ *     below: 57, 59 and 64 have no Debian package to compare with),
+ *   - nothing is exported that is neither in the system library nor in
+ *     those lists, but softverbs' own SOFTVERBS_1 node,
  *   - functions are functions and objects are objects of the same size
  *     (a copy relocation of a different size corrupts memory),
  *   - the version nodes exist and chain (IBVERBS_1.1 depends on 1.0...),
  *   - the SONAME is libibverbs.so.1,
  *   - the dynamic linker really binds every required pair (dlvsym),
- *   - Debian's rdma-core provider libraries, which import the private
- *     node, load with RTLD_NOW and their registration is recorded.
+ *   - Debian's rdma-core provider libraries (lib<name>-rdmav<N>.so) and
+ *     direct-verbs libraries, which import the private node, load with
+ *     RTLD_NOW and their registration is recorded.
  *
  * It links only the built shared library, exactly like an application. */
 #include "config.h"
@@ -209,6 +217,236 @@ static const struct verdef *find_def(const struct lib_abi *lib,
 	return NULL;
 }
 
+/* ---- the nodes, from rdma-core's libibverbs.map.in --------------------------
+ * Provider ABI nodes: IBVERBS_PRIVATE_34 as rdma-core 56 has it (53 added
+ * ibv_cmd_create_cq_ex2, 49 ibv_wr_opcode_str; ibv_cmd_query_device is
+ * listed but no release defines it), _57 (v57.0, v58.0), _59 (v62.0: 59-61
+ * lack ibv_cmd_export_dmabuf_fd and ibv_cmd_query_port_speed), _64
+ * (v64.0), _65 (65.0). */
+static const char *const private_34[] = {
+	"__ioctl_final_num_attrs", "__verbs_log", "_verbs_init_and_alloc_context",
+	"execute_ioctl", "ibv_cmd_advise_mr", "ibv_cmd_alloc_dm",
+	"ibv_cmd_alloc_mw", "ibv_cmd_alloc_pd", "ibv_cmd_attach_mcast",
+	"ibv_cmd_close_xrcd", "ibv_cmd_create_ah", "ibv_cmd_create_counters",
+	"ibv_cmd_create_cq", "ibv_cmd_create_cq_ex", "ibv_cmd_create_cq_ex2",
+	"ibv_cmd_create_flow", "ibv_cmd_create_flow_action_esp",
+	"ibv_cmd_create_qp", "ibv_cmd_create_qp_ex", "ibv_cmd_create_qp_ex2",
+	"ibv_cmd_create_rwq_ind_table", "ibv_cmd_create_srq",
+	"ibv_cmd_create_srq_ex", "ibv_cmd_create_wq", "ibv_cmd_dealloc_mw",
+	"ibv_cmd_dealloc_pd", "ibv_cmd_dereg_mr", "ibv_cmd_destroy_ah",
+	"ibv_cmd_destroy_counters", "ibv_cmd_destroy_cq", "ibv_cmd_destroy_flow",
+	"ibv_cmd_destroy_flow_action", "ibv_cmd_destroy_qp",
+	"ibv_cmd_destroy_rwq_ind_table", "ibv_cmd_destroy_srq",
+	"ibv_cmd_destroy_wq", "ibv_cmd_detach_mcast", "ibv_cmd_free_dm",
+	"ibv_cmd_get_context", "ibv_cmd_modify_cq",
+	"ibv_cmd_modify_flow_action_esp", "ibv_cmd_modify_qp",
+	"ibv_cmd_modify_qp_ex", "ibv_cmd_modify_srq", "ibv_cmd_modify_wq",
+	"ibv_cmd_open_qp", "ibv_cmd_open_xrcd", "ibv_cmd_poll_cq",
+	"ibv_cmd_post_recv", "ibv_cmd_post_send", "ibv_cmd_post_srq_recv",
+	"ibv_cmd_query_context", "ibv_cmd_query_device_any", "ibv_cmd_query_mr",
+	"ibv_cmd_query_port", "ibv_cmd_query_qp", "ibv_cmd_query_srq",
+	"ibv_cmd_read_counters", "ibv_cmd_reg_dm_mr", "ibv_cmd_reg_dmabuf_mr",
+	"ibv_cmd_reg_mr", "ibv_cmd_req_notify_cq", "ibv_cmd_rereg_mr",
+	"ibv_cmd_resize_cq", "ibv_query_gid_type", "ibv_read_ibdev_sysfs_file",
+	"ibv_wr_opcode_str", "verbs_allow_disassociate_destroy", "verbs_init_cq",
+	"verbs_open_device", "verbs_register_driver_34", "verbs_set_ops",
+	"verbs_uninit_context", NULL,
+};
+static const char *const private_57[] = {
+	"__ioctl_final_num_attrs", "__verbs_log", "_verbs_init_and_alloc_context",
+	"execute_ioctl", "ibv_cmd_advise_mr", "ibv_cmd_alloc_dm",
+	"ibv_cmd_alloc_mw", "ibv_cmd_alloc_pd", "ibv_cmd_attach_mcast",
+	"ibv_cmd_close_xrcd", "ibv_cmd_create_ah", "ibv_cmd_create_counters",
+	"ibv_cmd_create_cq", "ibv_cmd_create_cq_ex", "ibv_cmd_create_cq_ex2",
+	"ibv_cmd_create_flow", "ibv_cmd_create_flow_action_esp",
+	"ibv_cmd_create_qp", "ibv_cmd_create_qp_ex", "ibv_cmd_create_qp_ex2",
+	"ibv_cmd_create_rwq_ind_table", "ibv_cmd_create_srq",
+	"ibv_cmd_create_srq_ex", "ibv_cmd_create_wq", "ibv_cmd_dealloc_mw",
+	"ibv_cmd_dealloc_pd", "ibv_cmd_dereg_mr", "ibv_cmd_destroy_ah",
+	"ibv_cmd_destroy_counters", "ibv_cmd_destroy_cq", "ibv_cmd_destroy_flow",
+	"ibv_cmd_destroy_flow_action", "ibv_cmd_destroy_qp",
+	"ibv_cmd_destroy_rwq_ind_table", "ibv_cmd_destroy_srq",
+	"ibv_cmd_destroy_wq", "ibv_cmd_detach_mcast", "ibv_cmd_free_dm",
+	"ibv_cmd_get_context", "ibv_cmd_modify_cq",
+	"ibv_cmd_modify_flow_action_esp", "ibv_cmd_modify_qp",
+	"ibv_cmd_modify_qp_ex", "ibv_cmd_modify_srq", "ibv_cmd_modify_wq",
+	"ibv_cmd_open_qp", "ibv_cmd_open_xrcd", "ibv_cmd_poll_cq",
+	"ibv_cmd_post_recv", "ibv_cmd_post_send", "ibv_cmd_post_srq_recv",
+	"ibv_cmd_query_context", "ibv_cmd_query_device_any", "ibv_cmd_query_mr",
+	"ibv_cmd_query_port", "ibv_cmd_query_qp", "ibv_cmd_query_srq",
+	"ibv_cmd_read_counters", "ibv_cmd_reg_dm_mr", "ibv_cmd_reg_dmabuf_mr",
+	"ibv_cmd_reg_mr", "ibv_cmd_req_notify_cq", "ibv_cmd_rereg_mr",
+	"ibv_cmd_resize_cq", "ibv_query_gid_type", "ibv_read_ibdev_sysfs_file",
+	"ibv_wr_opcode_str", "verbs_allow_disassociate_destroy", "verbs_init_cq",
+	"verbs_open_device", "verbs_register_driver_57", "verbs_set_ops",
+	"verbs_uninit_context", NULL,
+};
+static const char *const private_59[] = {
+	"__ioctl_final_num_attrs", "__verbs_log", "_verbs_init_and_alloc_context",
+	"execute_ioctl", "ibv_cmd_advise_mr", "ibv_cmd_alloc_dm",
+	"ibv_cmd_alloc_dmah", "ibv_cmd_alloc_mw", "ibv_cmd_alloc_pd",
+	"ibv_cmd_attach_mcast", "ibv_cmd_close_xrcd", "ibv_cmd_create_ah",
+	"ibv_cmd_create_counters", "ibv_cmd_create_cq", "ibv_cmd_create_cq_ex",
+	"ibv_cmd_create_cq_ex2", "ibv_cmd_create_flow",
+	"ibv_cmd_create_flow_action_esp", "ibv_cmd_create_qp",
+	"ibv_cmd_create_qp_ex", "ibv_cmd_create_qp_ex2",
+	"ibv_cmd_create_rwq_ind_table", "ibv_cmd_create_srq",
+	"ibv_cmd_create_srq_ex", "ibv_cmd_create_wq", "ibv_cmd_dealloc_mw",
+	"ibv_cmd_dealloc_pd", "ibv_cmd_dereg_mr", "ibv_cmd_destroy_ah",
+	"ibv_cmd_destroy_counters", "ibv_cmd_destroy_cq", "ibv_cmd_destroy_flow",
+	"ibv_cmd_destroy_flow_action", "ibv_cmd_destroy_qp",
+	"ibv_cmd_destroy_rwq_ind_table", "ibv_cmd_destroy_srq",
+	"ibv_cmd_destroy_wq", "ibv_cmd_detach_mcast", "ibv_cmd_export_dmabuf_fd",
+	"ibv_cmd_free_dm", "ibv_cmd_free_dmah", "ibv_cmd_get_context",
+	"ibv_cmd_modify_cq", "ibv_cmd_modify_flow_action_esp", "ibv_cmd_modify_qp",
+	"ibv_cmd_modify_qp_ex", "ibv_cmd_modify_srq", "ibv_cmd_modify_wq",
+	"ibv_cmd_open_qp", "ibv_cmd_open_xrcd", "ibv_cmd_poll_cq",
+	"ibv_cmd_post_recv", "ibv_cmd_post_send", "ibv_cmd_post_srq_recv",
+	"ibv_cmd_query_context", "ibv_cmd_query_device_any", "ibv_cmd_query_mr",
+	"ibv_cmd_query_port", "ibv_cmd_query_port_speed", "ibv_cmd_query_qp",
+	"ibv_cmd_query_srq", "ibv_cmd_read_counters", "ibv_cmd_reg_dm_mr",
+	"ibv_cmd_reg_dmabuf_mr", "ibv_cmd_reg_mr", "ibv_cmd_reg_mr_ex",
+	"ibv_cmd_req_notify_cq", "ibv_cmd_rereg_mr", "ibv_cmd_resize_cq",
+	"ibv_query_gid_type", "ibv_read_ibdev_sysfs_file", "ibv_wr_opcode_str",
+	"verbs_allow_disassociate_destroy", "verbs_init_cq", "verbs_open_device",
+	"verbs_register_driver_59", "verbs_set_ops", "verbs_uninit_context", NULL,
+};
+static const char *const private_64[] = {
+	"__ioctl_final_num_attrs", "__verbs_log", "_verbs_init_and_alloc_context",
+	"execute_ioctl", "ibv_cmd_advise_mr", "ibv_cmd_alloc_dm",
+	"ibv_cmd_alloc_dmah", "ibv_cmd_alloc_mw", "ibv_cmd_alloc_pd",
+	"ibv_cmd_attach_mcast", "ibv_cmd_close_xrcd", "ibv_cmd_create_ah",
+	"ibv_cmd_create_counters", "ibv_cmd_create_cq", "ibv_cmd_create_cq_ex",
+	"ibv_cmd_create_cq_ex2", "ibv_cmd_create_flow",
+	"ibv_cmd_create_flow_action_esp", "ibv_cmd_create_qp",
+	"ibv_cmd_create_qp_ex", "ibv_cmd_create_qp_ex2",
+	"ibv_cmd_create_rwq_ind_table", "ibv_cmd_create_srq",
+	"ibv_cmd_create_srq_ex", "ibv_cmd_create_wq", "ibv_cmd_dealloc_mw",
+	"ibv_cmd_dealloc_pd", "ibv_cmd_dereg_mr", "ibv_cmd_destroy_ah",
+	"ibv_cmd_destroy_counters", "ibv_cmd_destroy_cq", "ibv_cmd_destroy_flow",
+	"ibv_cmd_destroy_flow_action", "ibv_cmd_destroy_qp",
+	"ibv_cmd_destroy_rwq_ind_table", "ibv_cmd_destroy_srq",
+	"ibv_cmd_destroy_wq", "ibv_cmd_detach_mcast", "ibv_cmd_export_dmabuf_fd",
+	"ibv_cmd_free_dm", "ibv_cmd_free_dmah", "ibv_cmd_get_context",
+	"ibv_cmd_modify_cq", "ibv_cmd_modify_flow_action_esp", "ibv_cmd_modify_qp",
+	"ibv_cmd_modify_qp_ex", "ibv_cmd_modify_srq", "ibv_cmd_modify_wq",
+	"ibv_cmd_open_qp", "ibv_cmd_open_xrcd", "ibv_cmd_poll_cq",
+	"ibv_cmd_post_recv", "ibv_cmd_post_send", "ibv_cmd_post_srq_recv",
+	"ibv_cmd_query_context", "ibv_cmd_query_device_any", "ibv_cmd_query_mr",
+	"ibv_cmd_query_port", "ibv_cmd_query_port_speed", "ibv_cmd_query_qp",
+	"ibv_cmd_query_srq", "ibv_cmd_read_counters", "ibv_cmd_reg_dm_mr",
+	"ibv_cmd_reg_dmabuf_mr", "ibv_cmd_reg_mr", "ibv_cmd_reg_mr_ex",
+	"ibv_cmd_req_notify_cq", "ibv_cmd_rereg_mr", "ibv_cmd_resize_cq",
+	"ibv_dmabuf_heap_alloc", "ibv_dmabuf_heap_cc_shared_init",
+	"ibv_dmabuf_heap_destroy", "ibv_dmabuf_heap_free", "ibv_query_gid_type",
+	"ibv_read_ibdev_sysfs_file", "ibv_wr_opcode_str",
+	"verbs_allow_disassociate_destroy", "verbs_init_cq", "verbs_open_device",
+	"verbs_register_driver_64", "verbs_set_ops", "verbs_uninit_context", NULL,
+};
+static const char *const private_65[] = {
+	"__ioctl_final_num_attrs", "__verbs_log", "_verbs_init_and_alloc_context",
+	"execute_ioctl", "ibv_cmd_advise_mr", "ibv_cmd_alloc_dm",
+	"ibv_cmd_alloc_dmah", "ibv_cmd_alloc_mw", "ibv_cmd_alloc_pd",
+	"ibv_cmd_attach_mcast", "ibv_cmd_close_xrcd", "ibv_cmd_create_ah",
+	"ibv_cmd_create_comp_cntr", "ibv_cmd_create_counters", "ibv_cmd_create_cq",
+	"ibv_cmd_create_cq_ex", "ibv_cmd_create_cq_ex2", "ibv_cmd_create_flow",
+	"ibv_cmd_create_flow_action_esp", "ibv_cmd_create_qp",
+	"ibv_cmd_create_qp_ex", "ibv_cmd_create_qp_ex2",
+	"ibv_cmd_create_rwq_ind_table", "ibv_cmd_create_srq",
+	"ibv_cmd_create_srq_ex", "ibv_cmd_create_wq", "ibv_cmd_dealloc_mw",
+	"ibv_cmd_dealloc_pd", "ibv_cmd_dereg_mr", "ibv_cmd_destroy_ah",
+	"ibv_cmd_destroy_comp_cntr", "ibv_cmd_destroy_counters",
+	"ibv_cmd_destroy_cq", "ibv_cmd_destroy_flow", "ibv_cmd_destroy_flow_action",
+	"ibv_cmd_destroy_qp", "ibv_cmd_destroy_rwq_ind_table",
+	"ibv_cmd_destroy_srq", "ibv_cmd_destroy_wq", "ibv_cmd_detach_mcast",
+	"ibv_cmd_export_dmabuf_fd", "ibv_cmd_free_dm", "ibv_cmd_free_dmah",
+	"ibv_cmd_get_context", "ibv_cmd_inc_comp_cntr", "ibv_cmd_inc_err_comp_cntr",
+	"ibv_cmd_modify_cq", "ibv_cmd_modify_flow_action_esp", "ibv_cmd_modify_qp",
+	"ibv_cmd_modify_qp_ex", "ibv_cmd_modify_srq", "ibv_cmd_modify_wq",
+	"ibv_cmd_open_qp", "ibv_cmd_open_xrcd", "ibv_cmd_poll_cq",
+	"ibv_cmd_post_recv", "ibv_cmd_post_send", "ibv_cmd_post_srq_recv",
+	"ibv_cmd_qp_attach_comp_cntr", "ibv_cmd_query_comp_cntr_caps",
+	"ibv_cmd_query_context", "ibv_cmd_query_device_any", "ibv_cmd_query_mr",
+	"ibv_cmd_query_port", "ibv_cmd_query_port_speed", "ibv_cmd_query_qp",
+	"ibv_cmd_query_srq", "ibv_cmd_read_comp_cntr", "ibv_cmd_read_counters",
+	"ibv_cmd_read_err_comp_cntr", "ibv_cmd_reg_dm_mr", "ibv_cmd_reg_dmabuf_mr",
+	"ibv_cmd_reg_mr", "ibv_cmd_reg_mr_ex", "ibv_cmd_req_notify_cq",
+	"ibv_cmd_rereg_mr", "ibv_cmd_resize_cq", "ibv_cmd_set_comp_cntr",
+	"ibv_cmd_set_err_comp_cntr", "ibv_dmabuf_heap_alloc",
+	"ibv_dmabuf_heap_cc_shared_init", "ibv_dmabuf_heap_destroy",
+	"ibv_dmabuf_heap_free", "ibv_query_gid_type", "ibv_read_ibdev_sysfs_file",
+	"ibv_wr_opcode_str", "verbs_allow_disassociate_destroy", "verbs_init_cq",
+	"verbs_open_device", "verbs_register_driver_65", "verbs_set_ops",
+	"verbs_uninit_context", NULL,
+};
+
+static const char *const public_1_15[] = {
+	"ibv_alloc_dmah", "ibv_dealloc_dmah", "ibv_reg_mr_ex", NULL,
+};
+static const char *const public_1_16[] = {
+	"ibv_dm_export_dmabuf_fd", "ibv_query_port_speed", NULL,
+};
+static const char *const public_1_17[] = {
+	"ibv_alloc_buf", "ibv_free_buf", "ibv_reg_buf_mr", NULL,
+};
+static const char *const public_1_18[] = {
+	"_ibv_query_comp_cntr_caps", "ibv_create_comp_cntr",
+	"ibv_destroy_comp_cntr", "ibv_export_buf_dmabuf_fd",
+	"ibv_inc_comp_cntr", "ibv_inc_err_comp_cntr", "ibv_qp_attach_comp_cntr",
+	"ibv_read_comp_cntr", "ibv_read_err_comp_cntr", "ibv_set_comp_cntr",
+	"ibv_set_err_comp_cntr", NULL,
+};
+
+static const struct node_facts {
+	const char *node, *parent;
+	const char *const *names;
+} nodes[] = {
+	{ "IBVERBS_1.15", "IBVERBS_1.14", public_1_15 },
+	{ "IBVERBS_1.16", "IBVERBS_1.15", public_1_16 },
+	{ "IBVERBS_1.17", "IBVERBS_1.16", public_1_17 },
+	{ "IBVERBS_1.18", "IBVERBS_1.17", public_1_18 },
+	{ "IBVERBS_PRIVATE_34", NULL, private_34 },
+	{ "IBVERBS_PRIVATE_57", NULL, private_57 },
+	{ "IBVERBS_PRIVATE_59", NULL, private_59 },
+	{ "IBVERBS_PRIVATE_64", NULL, private_64 },
+	{ "IBVERBS_PRIVATE_65", NULL, private_65 },
+};
+#define NNODES (sizeof(nodes) / sizeof(nodes[0]))
+#define DEFAULT_PRIVATE "IBVERBS_PRIVATE_65"
+
+static const struct node_facts *node_of(const char *ver)
+{
+	for (size_t i = 0; i < NNODES; i++)
+		if (!strcmp(nodes[i].node, ver))
+			return &nodes[i];
+	return NULL;
+}
+
+static int in_list(const char *const *names, const char *name)
+{
+	for (; *names; names++)
+		if (!strcmp(*names, name))
+			return 1;
+	return 0;
+}
+
+static int is_private(const char *ver)
+{
+	return !strncmp(ver, "IBVERBS_PRIVATE_", 16);
+}
+
+/* What a binary's reference to name@ver binds to here: the default
+ * version, or for a provider-ABI node any. */
+static const struct sym *find_bindable(const struct lib_abi *lib,
+				       const char *name, const char *ver)
+{
+	const struct sym *s = find_sym(lib, name, ver, 0);
+
+	if (!s && is_private(ver))
+		s = find_sym(lib, name, ver, 1);
+	return s;
+}
+
 /* ---- the checks ----------------------------------------------------------- */
 
 START_TEST(soname_is_libibverbs_so_1)
@@ -230,7 +468,7 @@ START_TEST(every_system_pair_is_exported)
 		if (s->hidden)
 			continue;
 		required++;
-		if (find_sym(&ours, s->name, s->ver, 0))
+		if (find_bindable(&ours, s->name, s->ver))
 			continue;
 		fprintf(stderr, "missing: %s@%s\n", s->name, s->ver);
 		if (strlen(first) < 300) {
@@ -248,60 +486,76 @@ START_TEST(every_system_pair_is_exported)
 }
 END_TEST
 
-/* softverbs serves every rdma-core release from 44 to 56 with one
- * build: it exports what any of them does. These came after 44; a system
- * library of an older release lacks them (rdma-core's
- * libibverbs.map.in at each tag). */
-static const struct {
-	const char *name, *ver;
-	unsigned int since;
-} newer[] = {
-	{ "ibv_wr_opcode_str", "IBVERBS_PRIVATE_34", 49 },
-	{ "ibv_cmd_create_cq_ex2", "IBVERBS_PRIVATE_34", 53 },
-};
-
-/* The rdma-core release of the system library, from its file name
- * (libibverbs.so.1.14.44.0), 0 when it does not say. */
-static unsigned int system_release(void)
+START_TEST(every_node_is_the_sources_list)
 {
-	char real[4096];
-	const char *p;
-	unsigned int minor, rel, patch;
-	char end;
+	size_t bad = 0;
 
-	if (!realpath(sys.path, real))
-		return 0;
-	p = strrchr(real, '/');
-	p = p ? p + 1 : real;
-	if (sscanf(p, "libibverbs.so.1.%u.%u.%u%c", &minor, &rel, &patch,
-		   &end) != 3)
-		return 0;
-	return rel;
+	for (size_t n = 0; n < NNODES; n++) {
+		const struct node_facts *f = &nodes[n];
+
+		/* every listed name is there... */
+		for (const char *const *nm = f->names; *nm; nm++) {
+			if (find_bindable(&ours, *nm, f->node))
+				continue;
+			fprintf(stderr, "missing: %s@%s\n", *nm, f->node);
+			bad++;
+		}
+		/* ...and nothing else */
+		for (size_t i = 0; i < ours.nsyms; i++) {
+			const struct sym *s = &ours.syms[i];
+
+			if (strcmp(s->ver, f->node) || in_list(f->names, s->name))
+				continue;
+			fprintf(stderr, "not in rdma-core's %s: %s\n", f->node,
+				s->name);
+			bad++;
+		}
+	}
+	ck_assert_msg(!bad, "%zu differences from rdma-core's node lists (on stderr)",
+		      bad);
 }
+END_TEST
 
-/* An export of a release newer than the system's. */
-static int newer_than_system(const struct sym *s, unsigned int release)
+/* One name, one default: a program or provider linked against this
+ * library gets the newest node's form. */
+START_TEST(private_names_default_to_the_newest_node)
 {
-	for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++)
-		if (!strcmp(newer[i].name, s->name) &&
-		    !strcmp(newer[i].ver, s->ver) && !s->hidden)
-			return release && release < newer[i].since;
-	return 0;
-}
-
-START_TEST(nothing_exported_beyond_the_system_set)
-{
-	unsigned int release = system_release();
-	size_t extra = 0;
+	size_t bad = 0;
 
 	for (size_t i = 0; i < ours.nsyms; i++) {
 		const struct sym *s = &ours.syms[i];
 
+		if (!is_private(s->ver) || s->hidden ||
+		    !strcmp(s->ver, DEFAULT_PRIVATE) ||
+		    !strncmp(s->name, "verbs_register_driver_", 22))
+			continue;
+		fprintf(stderr, "%s@@%s is a default version\n", s->name, s->ver);
+		bad++;
+	}
+	for (const char *const *nm = private_65; *nm; nm++)
+		if (!find_sym(&ours, *nm, DEFAULT_PRIVATE, 0)) {
+			fprintf(stderr, "%s@@%s is missing\n", *nm, DEFAULT_PRIVATE);
+			bad++;
+		}
+	ck_assert_msg(!bad, "%zu default versions wrong (on stderr)", bad);
+}
+END_TEST
+
+START_TEST(nothing_exported_beyond_the_system_set)
+{
+	size_t extra = 0;
+
+	for (size_t i = 0; i < ours.nsyms; i++) {
+		const struct sym *s = &ours.syms[i];
+		const struct node_facts *f = node_of(s->ver);
+
 		if (!strcmp(s->ver, OWN_NODE) && !s->hidden)
 			continue;
-		if (find_sym(&sys, s->name, s->ver, s->hidden))
+		if (find_sym(&sys, s->name, s->ver, s->hidden) ||
+		    (is_private(s->ver) && find_sym(&sys, s->name, s->ver, 0)))
 			continue;
-		if (newer_than_system(s, release))
+		/* another rdma-core release's node (checked above) */
+		if (f && in_list(f->names, s->name))
 			continue;
 		fprintf(stderr, "exported but not in %s: %s%s%s%s\n", sys.path,
 			s->name, s->hidden ? "@(" : "@", s->ver,
@@ -322,7 +576,7 @@ START_TEST(symbol_kinds_and_object_sizes_match)
 
 		if (s->hidden)
 			continue;
-		o = find_sym(&ours, s->name, s->ver, 0);
+		o = find_bindable(&ours, s->name, s->ver);
 		if (!o)
 			continue; /* reported by every_system_pair_is_exported */
 		if (o->kind != s->kind ||
@@ -355,13 +609,22 @@ START_TEST(version_nodes_exist_and_chain)
 				      s->name, o->parents[p], s->parents[p]);
 	}
 	for (size_t i = 0; i < ours.ndefs; i++) {
-		const char *name = ours.defs[i].name;
+		const struct verdef *o = &ours.defs[i];
+		const struct node_facts *f = node_of(o->name);
 
-		if (!strncmp(name, "@base:", 6) || !strcmp(name, OWN_NODE))
+		if (!strncmp(o->name, "@base:", 6) || !strcmp(o->name, OWN_NODE))
 			continue;
-		ck_assert_msg(find_def(&sys, name),
+		if (f) {
+			/* a node of another release: its parent as there */
+			ck_assert_msg(f->parent ? o->nparents == 1 &&
+							  !strcmp(o->parents[0], f->parent) :
+						  o->nparents == 0,
+				      "%s's parents are not rdma-core's", o->name);
+			continue;
+		}
+		ck_assert_msg(find_def(&sys, o->name),
 			      "version node %s is not in the system library",
-			      name);
+			      o->name);
 	}
 }
 END_TEST
@@ -394,7 +657,7 @@ END_TEST
 /* ---- rdma-core providers loaded into a softverbs process --------------- */
 
 /* Child mode: load one provider library and report. Its constructor
- * calls verbs_register_driver_34, which softverbs records and logs. */
+ * calls verbs_register_driver_<N>, which softverbs records and logs. */
 static int load_provider_and_exit(const char *path)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -422,7 +685,9 @@ static void find_providers(void)
 	     &providers);
 	glob("/usr/lib/x86_64-linux-gnu/libhns.so.1", GLOB_APPEND, NULL,
 	     &providers);
-	glob("/usr/lib/x86_64-linux-gnu/libibverbs/*-rdmav34.so", GLOB_APPEND,
+	glob("/usr/lib/x86_64-linux-gnu/libionic.so.1", GLOB_APPEND, NULL,
+	     &providers);
+	glob("/usr/lib/x86_64-linux-gnu/libibverbs/*-rdmav*.so", GLOB_APPEND,
 	     NULL, &providers);
 }
 
@@ -476,6 +741,8 @@ static Suite *make_abi_suite(void)
 	tcase_add_test(tc, soname_is_libibverbs_so_1);
 	tcase_add_test(tc, every_system_pair_is_exported);
 	tcase_add_test(tc, nothing_exported_beyond_the_system_set);
+	tcase_add_test(tc, every_node_is_the_sources_list);
+	tcase_add_test(tc, private_names_default_to_the_newest_node);
 	tcase_add_test(tc, symbol_kinds_and_object_sizes_match);
 	tcase_add_test(tc, version_nodes_exist_and_chain);
 	tcase_add_test(tc, dynamic_linker_binds_every_pair);

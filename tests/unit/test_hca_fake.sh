@@ -7,7 +7,8 @@
 # cxgb4, erdma, hfi1, qib, mthca and ocrdma (rxe and siw, matched by name,
 # are the VM's), and fake character devices in a private mount namespace
 # (/dev/infiniband exists only there). Run on Debian 12 (rdma-core 44) and,
-# by tests/vm/check-debian13, in the Debian 13 root (rdma-core 56.1).
+# by tests/vm/check-debian13, in the Debian 13 root (rdma-core 56.1), and in
+# the unstable root (rdma-core 65).
 #
 #  - Debian's ibv_devices prints exactly the same on softverbs as on
 #    rdma-core (same devices, same order, same GUIDs; mana matches only by
@@ -34,7 +35,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v unshare > /dev/null || skip "unshare missing (apt-get install util-linux)"
 command -v ibv_devices > /dev/null || skip "ibv_devices missing (apt-get install ibverbs-utils)"
 command -v valgrind > /dev/null || skip "valgrind missing (apt-get install valgrind)"
-[ -e /usr/lib/x86_64-linux-gnu/libibverbs/libmlx5-rdmav34.so ] ||
+# lib<name>-rdmav<N>.so: N is the node of the installed rdma-core (34, 65)
+compgen -G '/usr/lib/x86_64-linux-gnu/libibverbs/libmlx5-rdmav*.so' > /dev/null ||
     skip "rdma-core's providers missing (apt-get install ibverbs-providers)"
 [ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
 [ -x "$lister" ] || skip "$lister is not built (make check)"

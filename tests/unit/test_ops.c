@@ -37,6 +37,18 @@ START_TEST(refusing_table_is_complete)
 	errno = 0;
 	ck_assert_ptr_null(r->alloc_pd(NULL));
 	ck_assert_int_eq(errno, EPERM);
+	/* the verbs of rdma-core 59-65 too */
+	ck_assert_int_eq(r->query_port_speed(NULL, 1, NULL), EPERM);
+	errno = 0;
+	ck_assert_ptr_null(r->reg_mr_ex(NULL, NULL));
+	ck_assert_int_eq(errno, EPERM);
+	errno = 0;
+	ck_assert_ptr_null(r->alloc_buf(NULL, 4096, NULL));
+	ck_assert_int_eq(errno, EPERM);
+	errno = 0;
+	ck_assert_int_eq(r->dm_export_dmabuf_fd(NULL), -1);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(r->read_comp_cntr(NULL, NULL), EPERM);
 }
 END_TEST
 

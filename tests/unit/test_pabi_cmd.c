@@ -143,18 +143,31 @@ struct answer {
 	uint64_t obj;
 	const void *bytes;
 	size_t len;
+	int object;     /* only in a command of this object (-1: any) */
 };
 static struct answer answers[8];
 static int nanswers;
 
 static void answer_obj(uint16_t attr_id, uint64_t handle)
 {
-	answers[nanswers++] = (struct answer){ attr_id, handle, NULL, 0 };
+	answers[nanswers++] = (struct answer){ attr_id, handle, NULL, 0, -1 };
+}
+
+/* the same, only in commands of one object (ids repeat across methods) */
+static void answer_obj_of(uint16_t object, uint16_t attr_id, uint64_t handle)
+{
+	answers[nanswers++] = (struct answer){ attr_id, handle, NULL, 0, object };
 }
 
 static void answer_bytes(uint16_t attr_id, const void *bytes, size_t len)
 {
-	answers[nanswers++] = (struct answer){ attr_id, 0, bytes, len };
+	answers[nanswers++] = (struct answer){ attr_id, 0, bytes, len, -1 };
+}
+
+static void answer_bytes_of(uint16_t object, uint16_t attr_id,
+			    const void *bytes, size_t len)
+{
+	answers[nanswers++] = (struct answer){ attr_id, 0, bytes, len, object };
 }
 
 static int fake_ioctl(int fd, unsigned long request, void *arg)
@@ -185,7 +198,9 @@ static int fake_ioctl(int fd, unsigned long request, void *arg)
 		for (i = 0; i < hdr->num_attrs; i++) {
 			struct ib_uverbs_attr *a = &hdr->attrs[i];
 
-			if (a->attr_id != answers[j].attr_id)
+			if (a->attr_id != answers[j].attr_id ||
+			    (answers[j].object >= 0 &&
+			     answers[j].object != hdr->object_id))
 				continue;
 			if (answers[j].bytes) {
 				ck_assert_uint_le(answers[j].len, a->len);
@@ -2194,7 +2209,7 @@ START_TEST(create_qp_ex2_and_open_qp_by_generation)
 	use_release(56);
 	set_wreply(&r2, sizeof(r2));
 	memset(&q56, 0xff, sizeof(q56));
-	ck_assert_int_eq(ibv_cmd_create_qp_ex2(ibctx, (struct verbs_qp *)&q56,
+	ck_assert_int_eq(pabi_cmd_create_qp_ex2_34(ibctx, (struct verbs_qp *)&q56,
 					       &attr, &cmd2, sizeof(cmd2), &resp2,
 					       sizeof(resp2)), 0);
 	ck_assert_uint_eq(q56.qp.handle, 0x51);
@@ -2204,7 +2219,7 @@ START_TEST(create_qp_ex2_and_open_qp_by_generation)
 
 	use_release(44);
 	memset(&q44, 0xff, sizeof(q44));
-	ck_assert_int_eq(ibv_cmd_create_qp_ex2(ibctx, (struct verbs_qp *)&q44,
+	ck_assert_int_eq(pabi_cmd_create_qp_ex2_34(ibctx, (struct verbs_qp *)&q44,
 					       &attr, &cmd2, sizeof(cmd2), &resp2,
 					       sizeof(resp2)), 0);
 	ck_assert_uint_eq(q44.comp_mask, 0);
@@ -2345,7 +2360,7 @@ START_TEST(create_cq_ex2_write_or_ioctl)
 	d = pv_init(&drv, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 2, NULL);
 	set_wreply(&r, sizeof(r));
 	memset(&cq, 0, sizeof(cq));
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), 0);
 	ck_assert_int_eq(nwrites, 1);
@@ -2368,7 +2383,7 @@ START_TEST(create_cq_ex2_write_or_ioctl)
 	memset(&cq, 0, sizeof(cq));
 	memset(&resp, 0, sizeof(resp));
 	ibctx->async_fd = 44;
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), 0);
 	ck_assert_int_eq(nwrites, 0);
@@ -2397,15 +2412,430 @@ START_TEST(create_cq_ex2_write_or_ioctl)
 	nioctls = 0;
 	ioctl_errno = EINVAL;
 	memset(&cq, 0, sizeof(cq));
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), EINVAL);
 	ck_assert_uint_eq(cq.cq.handle, 0);
 	/* attributes the kernel cannot take */
 	attr.comp_mask = 1u << 7;
-	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &cq, &cmd,
+	ck_assert_int_eq(pabi_cmd_create_cq_ex2_34(ibctx, &attr, &cq, &cmd,
 					       sizeof(cmd), &resp, sizeof(resp),
 					       0, d), EOPNOTSUPP);
+}
+END_TEST
+
+/* ---- rdma-core 57-65 ---------------------------------------------------------- */
+
+/* v57: fds for the kernel go with the ioctl GET_CONTEXT (the write command
+ * cannot carry them), then a second method makes the async event fd. */
+START_TEST(get_context_with_fds_is_the_ioctl)
+{
+	struct {
+		uint8_t hdr_and_core[8 + 8];
+		uint64_t drv;
+	} cmd = { .drv = 0xabcULL };
+	struct {
+		struct ib_uverbs_get_context_resp core;
+		uint64_t drv;
+	} resp;
+	struct ib_uverbs_get_context_resp r = { .async_fd = 5,
+						.num_comp_vectors = 2 };
+	int fds[3] = { 7, 8, 9 };
+	struct ibv_fd_arr arr = { .arr = fds, .count = 3 };
+	const uint32_t vectors = 4;
+	const uint64_t core_support = 1;
+
+	use_release(57);
+	/* no fds: the write command, as before 57 */
+	set_wreply(&r, sizeof(r));
+	memset(&resp, 0, sizeof(resp));
+	ck_assert_int_eq(ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+					     NULL, &resp, sizeof(resp)), 0);
+	ck_assert_int_eq(nwrites, 1);
+	ck_assert_int_eq(ibctx->async_fd, 5);
+	/* the 34 form is the same command */
+	nwrites = 0;
+	ibctx->async_fd = -1;
+	ck_assert_int_eq(pabi_cmd_get_context_34(&ctx->vctx, &cmd, sizeof(cmd),
+						 &resp, sizeof(resp)), 0);
+	ck_assert_int_eq(nwrites, 1);
+
+	nwrites = 0;
+	nioctls = 0;
+	ibctx->async_fd = -1;
+	answer_bytes_of(UVERBS_OBJECT_DEVICE,
+			UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, &vectors, 4);
+	answer_bytes_of(UVERBS_OBJECT_DEVICE,
+			UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &core_support, 8);
+	answer_obj_of(UVERBS_OBJECT_ASYNC_EVENT,
+		      UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 61);
+	memset(&resp, 0, sizeof(resp));
+	ck_assert_int_eq(ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+					     &arr, &resp, sizeof(resp)), 0);
+	ck_assert_int_eq(nwrites, 0);
+	ck_assert_int_eq(nioctls, 2);
+	/* the last ioctl made the async fd */
+	ck_assert_uint_eq(rec.hdr.object_id, UVERBS_OBJECT_ASYNC_EVENT);
+	ck_assert_uint_eq(rec.hdr.method_id, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
+	ck_assert_int_eq(ibctx->async_fd, 61);
+	ck_assert_int_eq(ibctx->num_comp_vectors, 4);
+	ck_assert(ctx->core.core_support == 1);
+	/* the provider's copy of the core reply is filled too */
+	ck_assert_uint_eq(resp.core.async_fd, 61);
+	ck_assert_uint_eq(resp.core.num_comp_vectors, 4);
+	/* fds that are not there */
+	arr.arr = NULL;
+	ck_assert_int_eq(ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+					     &arr, &resp, sizeof(resp)), EINVAL);
+}
+END_TEST
+
+/* The GET_CONTEXT ioctl itself (the first of the two): the fd array as a
+ * pointer attribute, the driver data as UHW. */
+START_TEST(get_context_ioctl_attributes)
+{
+	struct sv_udata u = { 0 };
+	uint64_t drv_in = 0x55, drv_out = 0;
+	int fds[3] = { 3, 4, 5 };
+	struct ibv_fd_arr arr = { .arr = fds, .count = 3 };
+
+	use_release(65);
+	u.req = &drv_in;
+	u.req_len = 8;
+	u.resp = &drv_out;
+	u.resp_len = 8;
+	ioctl_errno = EOPNOTSUPP;
+	ck_assert_int_eq(pabi_get_context_ioctl(ibctx, &u, &arr), EOPNOTSUPP);
+	assert_rec(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 5);
+	/* 12 bytes: by address (8 or fewer would be inline) */
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_GET_CONTEXT_FD_ARR, NULL)->len,
+			  3 * sizeof(int));
+	ck_assert(rec_attr(UVERBS_ATTR_GET_CONTEXT_FD_ARR, NULL)->data ==
+		  (uintptr_t)fds);
+	ck_assert(rec_attr(UVERBS_ATTR_UHW_IN, NULL)->data == 0x55);
+	assert_out(UVERBS_ATTR_UHW_OUT, &drv_out, 8);
+}
+END_TEST
+
+/* v59: the provider's own CQ buffer needs the ioctl; the older forms
+ * have no prov_attr, and a flag without it is refused. */
+START_TEST(create_cq_ex_with_the_provider_s_buffer)
+{
+	struct pv_create_cq_ex cmd = { .drv = 0x99 };
+	struct pv_create_cq_ex_resp resp;
+	struct ib_uverbs_ex_create_cq_resp r = {
+		.base = { .cq_handle = 0x41, .cqe = 63 },
+		.response_length = sizeof(r),
+	};
+	struct ibv_cq_init_attr_ex attr = { .cqe = 60 };
+	uint8_t ring[4096];
+	struct verbs_create_cq_prov_attr va = {
+		.buffer = { .length = sizeof(ring), .ptr = ring },
+	};
+	struct verbs_create_cq_prov_attr dmabuf = {
+		.buffer = { .length = 8192, .dmabuf = { .offset = 4096, .fd = 77 } },
+	};
+	const uint32_t granted = 63;
+	struct verbs_cq cq;
+
+	use_release(59);
+	answer_obj(UVERBS_ATTR_CREATE_CQ_HANDLE, 0x42);
+	answer_bytes(UVERBS_ATTR_CREATE_CQ_RESP_CQE, &granted, 4);
+	memset(&cq, 0, sizeof(cq));
+	ck_assert_int_eq(ibv_cmd_create_cq_ex(ibctx, &attr, &va, &cq, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp),
+					      CREATE_CQ_CMD_FLAGS_WITH_MEM_VA), 0);
+	ck_assert_int_eq(nwrites, 0);
+	assert_rec(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 10);
+	assert_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_VA, (uintptr_t)ring);
+	assert_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, sizeof(ring));
+	ck_assert_uint_eq(cq.cq.handle, 0x42);
+
+	nioctls = 0;
+	memset(&cq, 0, sizeof(cq));
+	ck_assert_int_eq(ibv_cmd_create_cq_ex2(ibctx, &attr, &dmabuf, &cq, &cmd,
+					       sizeof(cmd), &resp, sizeof(resp),
+					       CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF,
+					       NULL), 0);
+	assert_rec(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 11);
+	ck_assert(rec_attr(UVERBS_ATTR_CREATE_CQ_BUFFER_FD, NULL)->data == 77);
+	assert_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, 4096);
+	assert_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, 8192);
+
+	/* a buffer flag without the buffer */
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_create_cq_ex(ibctx, &attr, NULL, &cq, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp),
+					      CREATE_CQ_CMD_FLAGS_WITH_MEM_VA),
+			 EINVAL);
+	ck_assert_int_eq(nioctls, 0);
+	/* no buffer: the write command */
+	set_wreply(&r, sizeof(r));
+	memset(&cq, 0, sizeof(cq));
+	ck_assert_int_eq(ibv_cmd_create_cq_ex(ibctx, &attr, NULL, &cq, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp),
+					      0), 0);
+	ck_assert_int_eq(nwrites, 1);
+	ck_assert_uint_eq(cq.cq.handle, 0x41);
+	/* a 34-58 provider has no such flags: an unknown bit is not read
+	 * as one */
+	nwrites = 0;
+	memset(&cq, 0, sizeof(cq));
+	ck_assert_int_eq(pabi_cmd_create_cq_ex_34(ibctx, &attr, &cq, &cmd,
+						  sizeof(cmd), &resp,
+						  sizeof(resp),
+						  CREATE_CQ_CMD_FLAGS_WITH_MEM_VA),
+			 0);
+	ck_assert_int_eq(nwrites, 1);
+	ck_assert_int_eq(nioctls, 0);
+}
+END_TEST
+
+/* v64: provider attributes on create_qp_ex2 (the QP_CREATE ioctl) are
+ * refused, not dropped. */
+START_TEST(create_qp_ex2_with_driver_attributes_is_refused)
+{
+	struct ibv_qp_init_attr_ex attr = { .comp_mask = IBV_QP_INIT_ATTR_PD };
+	struct ibv_command_buffer *d;
+	struct pv_cmdb drv;
+	struct qp56 q;
+
+	use_release(64);
+	d = pv_init(&drv, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 2, NULL);
+	pv_in_u32(d, DRV_ATTR(1), 1);
+	memset(&q, 0, sizeof(q));
+	ck_assert_int_eq(ibv_cmd_create_qp_ex2(ibctx, (struct verbs_qp *)&q,
+					       &attr, NULL, 0, NULL, 0, d),
+			 EOPNOTSUPP);
+	ck_assert_int_eq(nwrites + nioctls, 0);
+}
+END_TEST
+
+START_TEST(reg_mr_ex_by_address_dmabuf_and_dmah)
+{
+	const uint32_t lkey = 0x51, rkey = 0x52;
+	struct ibv_pd pd = { .handle = 12 };
+	struct verbs_dmah dmah = { .dmah = { .context = NULL }, .handle = 0x66 };
+	struct ibv_mr_init_attr a;
+	struct verbs_mr vmr;
+	char buf[64];
+
+	pd.context = ibctx;
+	use_release(62);
+	/* memory: its address is the iova when none is given */
+	memset(&a, 0, sizeof(a));
+	a.length = sizeof(buf);
+	a.access = IBV_ACCESS_LOCAL_WRITE;
+	a.comp_mask = IBV_REG_MR_MASK_ADDR;
+	a.addr = buf;
+	answer_obj(UVERBS_ATTR_REG_MR_HANDLE, 0x71);
+	answer_bytes(UVERBS_ATTR_REG_MR_RESP_LKEY, &lkey, 4);
+	answer_bytes(UVERBS_ATTR_REG_MR_RESP_RKEY, &rkey, 4);
+	memset(&vmr, 0, sizeof(vmr));
+	ck_assert_int_eq(ibv_cmd_reg_mr_ex(&pd, &vmr, &a), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_MR, 8);
+	assert_in_obj(UVERBS_ATTR_REG_MR_PD_HANDLE, 12);
+	assert_in_u64(UVERBS_ATTR_REG_MR_LENGTH, sizeof(buf));
+	assert_in_u32(UVERBS_ATTR_REG_MR_ACCESS_FLAGS, IBV_ACCESS_LOCAL_WRITE);
+	assert_in_u64(UVERBS_ATTR_REG_MR_ADDR, (uintptr_t)buf);
+	assert_in_u64(UVERBS_ATTR_REG_MR_IOVA, (uintptr_t)buf);
+	ck_assert_uint_eq(vmr.ibv_mr.handle, 0x71);
+	ck_assert_uint_eq(vmr.ibv_mr.lkey, lkey);
+	ck_assert_uint_eq(vmr.ibv_mr.rkey, rkey);
+	ck_assert_int_eq(vmr.mr_type, IBV_MR_TYPE_MR);
+
+	/* a dma-buf with an iova and a DMA handle */
+	nioctls = 0;
+	memset(&a, 0, sizeof(a));
+	a.length = 8192;
+	a.comp_mask = IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET |
+		      IBV_REG_MR_MASK_IOVA | IBV_REG_MR_MASK_DMAH;
+	a.fd = 39;
+	a.fd_offset = 4096;
+	a.iova = 0x10000;
+	a.dmah = &dmah.dmah;
+	memset(&vmr, 0, sizeof(vmr));
+	ck_assert_int_eq(ibv_cmd_reg_mr_ex(&pd, &vmr, &a), 0);
+	assert_rec(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_MR, 10);
+	ck_assert(rec_attr(UVERBS_ATTR_REG_MR_FD, NULL)->data == 39);
+	assert_in_u64(UVERBS_ATTR_REG_MR_FD_OFFSET, 4096);
+	assert_in_u64(UVERBS_ATTR_REG_MR_IOVA, 0x10000);
+	assert_in_obj(UVERBS_ATTR_REG_MR_DMA_HANDLE, 0x66);
+	ck_assert_int_eq(vmr.mr_type, IBV_MR_TYPE_DMABUF_MR);
+
+	/* what neither kind is */
+	nioctls = 0;
+	a.comp_mask &= ~(uint64_t)IBV_REG_MR_MASK_IOVA;
+	ck_assert_int_eq(ibv_cmd_reg_mr_ex(&pd, &vmr, &a), EINVAL);
+	a.comp_mask = IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_FD_OFFSET;
+	ck_assert_int_eq(ibv_cmd_reg_mr_ex(&pd, &vmr, &a), EINVAL);
+	ck_assert_int_eq(nioctls, 0);
+
+	/* a kernel without the method: memory by the write command, a
+	 * dma-buf not at all */
+	ioctl_errno = EPROTONOSUPPORT;
+	memset(&a, 0, sizeof(a));
+	a.length = sizeof(buf);
+	a.comp_mask = IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_IOVA;
+	a.addr = buf;
+	a.iova = 0x4000;
+	memset(&vmr, 0, sizeof(vmr));
+	ck_assert_int_eq(ibv_cmd_reg_mr_ex(&pd, &vmr, &a), 0);
+	ck_assert_int_eq(nwrites, 1);
+	assert_hdr(IB_USER_VERBS_CMD_REG_MR, 12, 3);
+	ck_assert(u64_at(wcmd, 32) == 0x4000); /* hca_va */
+	ck_assert_int_eq(vmr.mr_type, IBV_MR_TYPE_MR);
+	a.comp_mask = IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET |
+		      IBV_REG_MR_MASK_IOVA;
+	a.fd = 3;
+	ck_assert_int_eq(ibv_cmd_reg_mr_ex(&pd, &vmr, &a), EPROTONOSUPPORT);
+}
+END_TEST
+
+START_TEST(query_port_speed_and_export_dmabuf)
+{
+	const uint64_t speed = 4000; /* 400 Gb/s */
+	uint64_t got = 0;
+
+	use_release(62);
+	answer_bytes(UVERBS_ATTR_QUERY_PORT_SPEED_RESP, &speed, 8);
+	ck_assert_int_eq(ibv_cmd_query_port_speed(ibctx, 1, &got), 0);
+	assert_rec(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT_SPEED, 2);
+	assert_in_u64(UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, 1);
+	ck_assert(got == 4000);
+	/* the built-in default asks the same; a driver without it (rxe,
+	 * siw) or a kernel without the method is EOPNOTSUPP */
+	nioctls = 0;
+	ioctl_errno = EPROTONOSUPPORT;
+	ck_assert_int_eq(sv_cmd_query_port_speed(ibctx, 1, &got), EOPNOTSUPP);
+	ck_assert_int_eq(nioctls, 1);
+	ioctl_errno = 0;
+	nanswers = 0;
+	nioctls = 0;
+	answer_obj(UVERBS_ATTR_ALLOC_DMABUF_HANDLE, 23);
+	ck_assert_int_eq(ibv_cmd_export_dmabuf_fd(ibctx, 5), 23);
+	assert_rec(UVERBS_OBJECT_DMABUF, UVERBS_METHOD_DMABUF_ALLOC, 2);
+	assert_in_u64(UVERBS_ATTR_ALLOC_DMABUF_PGOFF, 5);
+	nioctls = 0;
+	ioctl_errno = EOPNOTSUPP;
+	errno = 0;
+	ck_assert_int_eq(ibv_cmd_export_dmabuf_fd(ibctx, 5), -1);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+}
+END_TEST
+
+START_TEST(dmah_alloc_and_free)
+{
+	struct ibv_dmah_init_attr attr = {
+		.comp_mask = IBV_DMAH_INIT_ATTR_MASK_CPU_ID |
+			     IBV_DMAH_INIT_ATTR_MASK_PH |
+			     IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE,
+		.cpu_id = 3, .ph = 2, .tph_mem_type = IBV_TPH_MEM_TYPE_PM,
+	};
+	struct verbs_dmah dmah;
+
+	use_release(59);
+	answer_obj(UVERBS_ATTR_ALLOC_DMAH_HANDLE, 0x19);
+	memset(&dmah, 0, sizeof(dmah));
+	ck_assert_int_eq(ibv_cmd_alloc_dmah(ibctx, &dmah, &attr), 0);
+	assert_rec(UVERBS_OBJECT_DMAH, UVERBS_METHOD_DMAH_ALLOC, 4);
+	assert_in_u32(UVERBS_ATTR_ALLOC_DMAH_CPU_ID, 3);
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_ALLOC_DMAH_PH, NULL)->len, 1);
+	ck_assert(rec_attr(UVERBS_ATTR_ALLOC_DMAH_PH, NULL)->data == 2);
+	ck_assert_uint_eq(rec_attr(UVERBS_ATTR_ALLOC_DMAH_TPH_MEM_TYPE, NULL)
+				  ->attr_data.enum_data.elem_id,
+			  IBV_TPH_MEM_TYPE_PM);
+	ck_assert_uint_eq(dmah.handle, 0x19);
+	ck_assert_ptr_eq(dmah.dmah.context, ibctx);
+	/* only what the mask names */
+	nioctls = 0;
+	attr.comp_mask = IBV_DMAH_INIT_ATTR_MASK_CPU_ID;
+	ck_assert_int_eq(ibv_cmd_alloc_dmah(ibctx, &dmah, &attr), 0);
+	assert_rec(UVERBS_OBJECT_DMAH, UVERBS_METHOD_DMAH_ALLOC, 2);
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_free_dmah(&dmah), 0);
+	assert_rec(UVERBS_OBJECT_DMAH, UVERBS_METHOD_DMAH_FREE, 1);
+	assert_in_obj(UVERBS_ATTR_FREE_DMA_HANDLE, 0x19);
+}
+END_TEST
+
+START_TEST(comp_cntr_commands)
+{
+	const uint32_t max_counters = 8, ops = 0x3;
+	const uint64_t max_value = 1ULL << 40, value = 77;
+	struct ibv_qp_attach_comp_cntr_attr at = { .op_mask = 0x5 };
+	struct ibv_comp_cntr_caps caps;
+	struct ibv_comp_cntr cc;
+	struct ibv_qp qp = { .handle = 4 };
+	uint64_t got = 0;
+
+	use_release(65);
+	qp.context = ibctx;
+	answer_bytes(UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_COUNTERS,
+		     &max_counters, 4);
+	answer_bytes(UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_VALUE, &max_value, 8);
+	answer_bytes(UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_SUPPORTED_QP_ATTACH_OPS,
+		     &ops, 4);
+	memset(&caps, 0, sizeof(caps));
+	ck_assert_int_eq(ibv_cmd_query_comp_cntr_caps(ibctx, &caps,
+						      sizeof(caps)), 0);
+	assert_rec(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_COMP_CNTR_CAPS, 3);
+	ck_assert_uint_eq(caps.max_counters, 8);
+	ck_assert(caps.max_value == max_value);
+	ck_assert_uint_eq(caps.supported_qp_attach_ops,
+			  IBV_QP_ATTACH_COMP_CNTR_OP_SEND |
+				  IBV_QP_ATTACH_COMP_CNTR_OP_RECV);
+	ck_assert_int_eq(ibv_cmd_query_comp_cntr_caps(ibctx, &caps, 8), EINVAL);
+
+	nanswers = 0;
+	nioctls = 0;
+	answer_obj(UVERBS_ATTR_CREATE_COMP_CNTR_HANDLE, 0x2a);
+	memset(&cc, 0, sizeof(cc));
+	ck_assert_int_eq(ibv_cmd_create_comp_cntr(ibctx, &cc, NULL), 0);
+	assert_rec(UVERBS_OBJECT_COMP_CNTR, UVERBS_METHOD_COMP_CNTR_CREATE, 1);
+	ck_assert_uint_eq(cc.handle, 0x2a);
+	ck_assert_ptr_eq(cc.context, ibctx);
+
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_inc_err_comp_cntr(&cc, 3), 0);
+	assert_rec(UVERBS_OBJECT_COMP_CNTR, UVERBS_METHOD_COMP_CNTR_MODIFY, 4);
+	assert_in_obj(UVERBS_ATTR_MODIFY_COMP_CNTR_HANDLE, 0x2a);
+	assert_in_u64(UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY,
+		      IB_UVERBS_COMP_CNTR_ENTRY_ERR);
+	assert_in_u64(UVERBS_ATTR_MODIFY_COMP_CNTR_OP,
+		      IB_UVERBS_COMP_CNTR_MODIFY_OP_INC);
+	assert_in_u64(UVERBS_ATTR_MODIFY_COMP_CNTR_VALUE, 3);
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_set_comp_cntr(&cc, 9), 0);
+	assert_in_u64(UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY,
+		      IB_UVERBS_COMP_CNTR_ENTRY_COMP);
+	assert_in_u64(UVERBS_ATTR_MODIFY_COMP_CNTR_OP,
+		      IB_UVERBS_COMP_CNTR_MODIFY_OP_SET);
+
+	nioctls = 0;
+	answer_bytes(UVERBS_ATTR_READ_COMP_CNTR_RESP_VALUE, &value, 8);
+	ck_assert_int_eq(ibv_cmd_read_err_comp_cntr(&cc, &got), 0);
+	assert_rec(UVERBS_OBJECT_COMP_CNTR, UVERBS_METHOD_COMP_CNTR_READ, 3);
+	assert_in_u64(UVERBS_ATTR_READ_COMP_CNTR_ENTRY,
+		      IB_UVERBS_COMP_CNTR_ENTRY_ERR);
+	ck_assert(got == 77);
+
+	nioctls = 0;
+	nanswers = 0;
+	ck_assert_int_eq(ibv_cmd_qp_attach_comp_cntr(&qp, &cc, &at), 0);
+	assert_rec(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_ATTACH_COMP_CNTR, 3);
+	assert_in_obj(UVERBS_ATTR_QP_ATTACH_COMP_CNTR_HANDLE, 4);
+	assert_in_obj(UVERBS_ATTR_QP_ATTACH_COMP_CNTR_CNTR_HANDLE, 0x2a);
+	assert_in_u32(UVERBS_ATTR_QP_ATTACH_COMP_CNTR_OP_MASK, 0x5);
+
+	nioctls = 0;
+	ck_assert_int_eq(ibv_cmd_destroy_comp_cntr(&cc), 0);
+	assert_rec(UVERBS_OBJECT_COMP_CNTR, UVERBS_METHOD_COMP_CNTR_DESTROY, 1);
+	/* a kernel without counters (every kernel of 2026) */
+	nioctls = 0;
+	ioctl_errno = EPROTONOSUPPORT;
+	ck_assert_int_eq(ibv_cmd_create_comp_cntr(ibctx, &cc, NULL),
+			 EPROTONOSUPPORT);
 }
 END_TEST
 
@@ -2479,6 +2909,14 @@ static Suite *make_pabi_cmd_suite(void)
 	tcase_add_test(gens, reg_dmabuf_mr_eighth_argument_by_generation);
 	tcase_add_test(gens, create_cq_ex2_write_or_ioctl);
 	tcase_add_test(gens, wr_opcode_names);
+	tcase_add_test(gens, get_context_with_fds_is_the_ioctl);
+	tcase_add_test(gens, get_context_ioctl_attributes);
+	tcase_add_test(gens, create_cq_ex_with_the_provider_s_buffer);
+	tcase_add_test(gens, create_qp_ex2_with_driver_attributes_is_refused);
+	tcase_add_test(gens, reg_mr_ex_by_address_dmabuf_and_dmah);
+	tcase_add_test(gens, query_port_speed_and_export_dmabuf);
+	tcase_add_test(gens, dmah_alloc_and_free);
+	tcase_add_test(gens, comp_cntr_commands);
 	suite_add_tcase(s, gens);
 
 	tcase_add_checked_fixture(post, setup, teardown);

@@ -256,6 +256,109 @@ START_TEST(reg_dmabuf_mr_refuses_a_foreign_pd)
 }
 END_TEST
 
+/* ---- the shared structures and identifiers of rdma-core 57-65 ------------------
+ * Sizes and offsets as rdma-core's headers have them at v57.0 (ibv_fd_arr),
+ * v59.0 (verbs_create_cq_prov_attr, verbs_dmah, ibv_dmah_init_attr,
+ * ibv_mr_init_attr), v64.0 (ibv_buf, ibv_mr_init_attr.buf,
+ * ib_uverbs_buffer_desc) and 65.0 (the completion-counter structs), and the
+ * uverbs identifiers of kernel-headers/rdma at 65.0, whether this build
+ * declares them (lib/verbs_ext.h, lib/uverbs_ext.h) or the system's
+ * headers do. notes/issue26.md says how they were checked against
+ * programs compiled with each tag's headers. */
+#define OFF(type, member) ((unsigned long)offsetof(type, member))
+#define SZ(type) ((unsigned long)sizeof(type))
+
+START_TEST(layouts_of_rdma_core_57_to_65)
+{
+	ck_assert_uint_eq(SZ(struct ibv_fd_arr), 16);
+	ck_assert_uint_eq(OFF(struct ibv_fd_arr, count), 8);
+
+	ck_assert_uint_eq(SZ(struct verbs_create_cq_prov_attr), 24);
+	ck_assert_uint_eq(OFF(struct verbs_create_cq_prov_attr, buffer.length), 0);
+	ck_assert_uint_eq(OFF(struct verbs_create_cq_prov_attr, buffer.ptr), 8);
+	ck_assert_uint_eq(OFF(struct verbs_create_cq_prov_attr,
+			      buffer.dmabuf.offset), 8);
+	ck_assert_uint_eq(OFF(struct verbs_create_cq_prov_attr,
+			      buffer.dmabuf.fd), 16);
+
+	ck_assert_uint_eq(SZ(struct ibv_dmah), 8);
+	ck_assert_uint_eq(SZ(struct verbs_dmah), 16);
+	ck_assert_uint_eq(OFF(struct verbs_dmah, handle), 8);
+	ck_assert_uint_eq(SZ(struct ibv_dmah_init_attr), 12);
+	ck_assert_uint_eq(OFF(struct ibv_dmah_init_attr, cpu_id), 4);
+	ck_assert_uint_eq(OFF(struct ibv_dmah_init_attr, ph), 8);
+	ck_assert_uint_eq(OFF(struct ibv_dmah_init_attr, tph_mem_type), 9);
+
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, access), 8);
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, comp_mask), 16);
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, iova), 24);
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, addr), 32);
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, fd), 40);
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, fd_offset), 48);
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, dmah), 56);
+#if SV_MR_INIT_ATTR_HAS_BUF
+	ck_assert_uint_eq(OFF(struct ibv_mr_init_attr, buf), 64);
+	ck_assert_uint_eq(SZ(struct ibv_mr_init_attr), 72);
+#else
+	ck_assert_uint_eq(SZ(struct ibv_mr_init_attr), 64);
+#endif
+	ck_assert_int_eq(IBV_REG_MR_MASK_IOVA, 1);
+	ck_assert_int_eq(IBV_REG_MR_MASK_ADDR, 2);
+	ck_assert_int_eq(IBV_REG_MR_MASK_FD, 4);
+	ck_assert_int_eq(IBV_REG_MR_MASK_FD_OFFSET, 8);
+	ck_assert_int_eq(IBV_REG_MR_MASK_DMAH, 16);
+	ck_assert_int_eq(IBV_REG_MR_MASK_BUF, 32);
+
+	ck_assert_uint_eq(SZ(struct ibv_buf), 32);
+	ck_assert_uint_eq(OFF(struct ibv_buf, size), 8);
+	ck_assert_uint_eq(OFF(struct ibv_buf, pd), 16);
+	ck_assert_uint_eq(OFF(struct ibv_buf, dmabuf_fd), 24);
+	ck_assert_uint_eq(SZ(struct ib_uverbs_buffer_desc), 32);
+	ck_assert_uint_eq(OFF(struct ib_uverbs_buffer_desc, addr), 16);
+
+	ck_assert_uint_eq(SZ(struct ibv_comp_cntr_caps), 16);
+	ck_assert_uint_eq(OFF(struct ibv_comp_cntr_caps, max_counters), 8);
+	ck_assert_uint_eq(OFF(struct ibv_comp_cntr_caps, supported_qp_attach_ops),
+			  12);
+	ck_assert_uint_eq(SZ(struct ibv_comp_cntr), 16);
+	ck_assert_uint_eq(OFF(struct ibv_comp_cntr, handle), 8);
+	ck_assert_uint_eq(SZ(struct ibv_comp_cntr_init_attr), 12);
+	ck_assert_uint_eq(OFF(struct ibv_comp_cntr_init_attr, flags), 8);
+	ck_assert_uint_eq(SZ(struct ibv_qp_attach_comp_cntr_attr), 8);
+
+	ck_assert_int_eq(CREATE_CQ_CMD_FLAGS_WITH_MEM_VA, 2);
+	ck_assert_int_eq(CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF, 4);
+	ck_assert_int_eq((int)IBV_EVENT_DEVICE_SPEED_CHANGE, 20);
+	ck_assert_int_eq(IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY, 2);
+}
+END_TEST
+
+START_TEST(uverbs_identifiers_of_kernel_7)
+{
+	ck_assert_int_eq(UVERBS_OBJECT_ASYNC_EVENT, 16);
+	ck_assert_int_eq(UVERBS_OBJECT_DMAH, 17);
+	ck_assert_int_eq(UVERBS_OBJECT_DMABUF, 18);
+	ck_assert_int_eq(UVERBS_OBJECT_COMP_CNTR, 19);
+	ck_assert_int_eq(UVERBS_METHOD_QUERY_GID_ENTRY, 6);
+	ck_assert_int_eq(UVERBS_METHOD_QUERY_PORT_SPEED, 7);
+	ck_assert_int_eq(UVERBS_METHOD_QUERY_COMP_CNTR_CAPS, 8);
+	ck_assert_int_eq(UVERBS_ATTR_GET_CONTEXT_FD_ARR, 2);
+	ck_assert_int_eq(UVERBS_METHOD_REG_MR, 5);
+	ck_assert_int_eq(UVERBS_ATTR_REG_MR_RESP_RKEY, 10);
+	ck_assert_int_eq(UVERBS_ATTR_CREATE_CQ_EVENT_FD, 7);
+	ck_assert_int_eq(UVERBS_ATTR_CREATE_CQ_BUFFER_VA, 8);
+	ck_assert_int_eq(UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, 11);
+	ck_assert_int_eq(UVERBS_METHOD_QP_ATTACH_COMP_CNTR, 2);
+	ck_assert_int_eq(UVERBS_METHOD_DMAH_FREE, 1);
+	ck_assert_int_eq(UVERBS_ATTR_ALLOC_DMAH_PH, 3);
+	ck_assert_int_eq(UVERBS_ATTR_ALLOC_DMABUF_PGOFF, 1);
+	ck_assert_int_eq(UVERBS_METHOD_COMP_CNTR_READ, 3);
+	ck_assert_int_eq(UVERBS_ATTR_MODIFY_COMP_CNTR_VALUE, 3);
+	ck_assert_int_eq(IB_UVERBS_BUFFER_TYPE_VA, 1);
+	ck_assert_int_eq(IB_UVERBS_COMP_CNTR_MODIFY_OP_INC, 1);
+}
+END_TEST
+
 static Suite *make_private_abi_suite(void)
 {
 	Suite *s = suite_create("private_abi");
@@ -275,6 +378,8 @@ static Suite *make_private_abi_suite(void)
 	tcase_add_test(tc, imports_refuse_foreign_objects);
 	tcase_add_test(tc, import_device_checks_the_fd);
 	tcase_add_test(tc, reg_dmabuf_mr_refuses_a_foreign_pd);
+	tcase_add_test(tc, layouts_of_rdma_core_57_to_65);
+	tcase_add_test(tc, uverbs_identifiers_of_kernel_7);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,6 +7,8 @@
  * and the CQE translation (including the invalidate flag).
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <check.h>
 #include <endian.h>
 #include <errno.h>

@@ -93,10 +93,23 @@ START_TEST(port_state_str)
 }
 END_TEST
 
+/* IBV_EVENT_DEVICE_SPEED_CHANGE (20) came with rdma-core 62: one build
+ * names it whichever rdma-core it was built on; an older system library
+ * says "unknown". */
 START_TEST(event_type_str)
 {
+	str_fn theirs = (str_fn)system_fn("ibv_event_type_str",
+					  (void *)ibv_event_type_str);
+
 	compare_strings("ibv_event_type_str", (str_fn)ibv_event_type_str, -5,
+			19);
+	compare_strings("ibv_event_type_str", (str_fn)ibv_event_type_str, 21,
 			64);
+	ck_assert_str_eq(ibv_event_type_str((enum ibv_event_type)20),
+			 "Device link speed change");
+	ck_assert_msg(!strcmp(theirs(20), "unknown") ||
+			      !strcmp(theirs(20), "Device link speed change"),
+		      "rdma-core's event 20 is \"%s\"", theirs(20));
 }
 END_TEST
 
