@@ -411,8 +411,8 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 	if (!qp)
 		return NULL;
 	/* its ibv_wr_* functions live in the object: a forked child's must
-	 * refuse (lib/inherit.c) */
-	if (sv_to_qp(qp)->comp_mask & SV_QP_EX) {
+	 * refuse (lib/inherit.c); the comp_mask at the provider's offset */
+	if (sv_qp_comp_mask(sv_priv(ctx)->layout, qp) & SV_QP_EX) {
 		int ret = sv_inherit_object_add(ctx, qp, SV_INHERIT_QP_EX);
 
 		if (ret) {
@@ -467,7 +467,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 
 	if (!qp || !valid_ctx(qp->context))
 		return EINVAL;
-	ex = sv_to_qp(qp)->comp_mask & SV_QP_EX;
+	ex = sv_qp_comp_mask(sv_priv(qp->context)->layout, qp) & SV_QP_EX;
 	ret = ops_of(qp->context)->destroy_qp(qp);
 	if (!ret && ex)
 		sv_inherit_object_del(qp);

@@ -305,8 +305,12 @@ static int run_child(int (*fn)(void *), void *arg, unsigned long *rounds_during)
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
+	if (pid == 0) {
+		int r = fn(arg);
+
+		fflush(stdout); /* the child's lines: _exit flushes nothing */
+		_exit(r);
+	}
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	*rounds_during = atomic_load(&traffic_rounds) - before;
