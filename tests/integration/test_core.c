@@ -143,7 +143,10 @@ START_TEST(context_layout_seen_by_applications)
 	struct ibv_port_attr port;
 
 	ck_assert_ptr_nonnull(v);
-	ck_assert_uint_eq(v->sz, sizeof(*v));
+	/* verbs_get_ctx_op() finds an op when sz covers it: the library's
+	 * context is the newest rdma-core's (it serves programs of every
+	 * release), at least what this program's verbs.h knows */
+	ck_assert_uint_ge(v->sz, sizeof(*v));
 	ck_assert_ptr_eq(ctx->abi_compat, __VERBS_ABI_IS_EXTENDED);
 	ck_assert_int_ge(ctx->cmd_fd, 0);
 	ck_assert_int_ge(ctx->async_fd, 0);
