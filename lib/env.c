@@ -15,6 +15,7 @@
 
 const char *const sv_env_path_names[] = {
 	"SOFTVERBS_LOG_FILE",  /* a file to create and append to */
+	"VERBS_LOG_FILE",      /* the same, rdma-core's name */
 	"SOFTVERBS_PROVIDERS", /* which libraries drive the devices */
 	"RDMAV_DRIVERS",       /* provider libraries to load, or their paths */
 	"IBV_DRIVERS",         /* the same, rdma-core's older name */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -38,34 +39,125 @@ static int parse_level(const char *s)
 	return SV_LOG_DEBUG; /* set to something unknown: be verbose */
 }
 
+/* VERBS_LOG_LEVEL as rdma-core reads it: strtol(s, NULL, 0), so "0x3"
+ * and "010" are numbers too, compared unsigned (a negative number logs
+ * everything) and text that is no number is 0 (nothing). Our level
+ * names are taken as well. */
+static int parse_verbs_level(const char *s)
+{
+	static const char *const names[] = { "off", "error", "warn", "info", "debug" };
+	char *end;
+	long n;
+
+	if (!s)
+		return SV_LOG_OFF;
+	for (int i = 0; i < 5; i++)
+		if (!strcasecmp(s, names[i]))
+			return i;
+	n = strtol(s, &end, 0);
+	if (end == s)
+		return SV_LOG_OFF;
+	if (n < 0 || n > SV_LOG_DEBUG)
+		return SV_LOG_DEBUG;
+	return (int)n;
+}
+
+size_t sv_log_expand_path(char *out, size_t cap, const char *tmpl)
+{
+	size_t n = 0;
+
+	if (!cap)
+		return 0;
+	for (const char *p = tmpl; *p; p++) {
+		char buf[HOST_NAME_MAX + 2];
+		const char *add = buf;
+		size_t len;
+
+		if (p[0] != '%' || !p[1]) {
+			buf[0] = *p, buf[1] = '\0';
+		} else if (p[1] == 'p') {
+			snprintf(buf, sizeof(buf), "%d", (int)getpid());
+			p++;
+		} else if (p[1] == 'h') {
+			if (gethostname(buf, sizeof(buf) - 1))
+				snprintf(buf, sizeof(buf), "unknown");
+			buf[sizeof(buf) - 1] = '\0';
+			/* a name, never a folder (a container's UTS name is
+			 * its owner's to choose) */
+			for (char *c = buf; *c; c++)
+				if (*c == '/')
+					*c = '_';
+			p++;
+		} else if (p[1] == '%') {
+			add = "%";
+			p++;
+		} else {
+			/* an unknown %x stays as written */
+			buf[0] = '%', buf[1] = '\0';
+		}
+		len = strlen(add);
+		if (n + len >= cap) {
+			out[0] = '\0';
+			return 0;
+		}
+		memcpy(out + n, add, len);
+		n += len;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/* The variable that holds the level, and the one that names the file:
+ * ours when set, rdma-core's otherwise. */
+static const char *level_var(void)
+{
+	return sv_env("SOFTVERBS_LOG") ? "SOFTVERBS_LOG" : "VERBS_LOG_LEVEL";
+}
+
+static const char *file_var(void)
+{
+	return sv_env_path("SOFTVERBS_LOG_FILE") ? "SOFTVERBS_LOG_FILE" : "VERBS_LOG_FILE";
+}
+
 /* At library load, first of the constructors (fork safety's, in fork.c,
  * may already log); tests and the fuzzer call it again. A privileged
  * process logs to stderr only (lib/env.h). The file is opened without
  * following a symbolic link and, when created, readable by its owner
- * only: a debug log names buffers and device state. */
+ * only: a debug log names buffers and device state. Unlike rdma-core,
+ * which prints nothing when VERBS_LOG_LEVEL is set without
+ * VERBS_LOG_FILE, a level alone logs to stderr. */
 __attribute__((constructor(101))) void sv_log_init(void)
 {
-	const char *file;
+	const char *lvar = level_var(), *fvar, *file;
+	char path[4096];
+	int fd;
 
 	if (log_fd != STDERR_FILENO) {
 		close(log_fd);
 		log_fd = STDERR_FILENO;
 	}
-	sv_log_level = parse_level(sv_env("SOFTVERBS_LOG"));
+	if (!strcmp(lvar, "SOFTVERBS_LOG"))
+		sv_log_level = parse_level(sv_env(lvar));
+	else
+		sv_log_level = parse_verbs_level(sv_env(lvar));
 	sv_env_report();
 	if (sv_log_level == SV_LOG_OFF)
 		return;
-	file = sv_env_path("SOFTVERBS_LOG_FILE");
-	if (file && *file) {
-		int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-			      0600);
-		if (fd >= 0)
-			log_fd = fd;
-		else
-			sv_log_write(SV_LOG_WARN, __func__,
-				     "cannot open SOFTVERBS_LOG_FILE %s (%s); logging to stderr",
-				     file, strerror(errno));
+	fvar = file_var();
+	file = sv_env_path(fvar);
+	if (!file || !*file)
+		return;
+	if (!sv_log_expand_path(path, sizeof(path), file)) {
+		sv_log_write(SV_LOG_WARN, __func__, "%s %s is too long once expanded; logging to stderr",
+			     fvar, file);
+		return;
 	}
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0)
+		log_fd = fd;
+	else
+		sv_log_write(SV_LOG_WARN, __func__, "cannot open %s %s (%s); logging to stderr",
+			     fvar, path, strerror(errno));
 }
 
 /* Append src escaped to out[*n..cap): newline as \n, backslash as \\,

@@ -2,7 +2,10 @@
 /* The library's one logging function. Off by default; SOFTVERBS_LOG
  * (error|warn|info|debug, or 1..4) turns it on, SOFTVERBS_LOG_FILE sends
  * it to a file instead of stderr (not in a privileged process: lib/env.h).
- * Everything a line says is escaped: one call, one line. */
+ * rdma-core's VERBS_LOG_LEVEL (0..4, the same levels) and VERBS_LOG_FILE
+ * do the same when ours are not set; a level alone logs to stderr. %p
+ * and %h in the file name are the pid and the host name. Everything a
+ * line says is escaped: one call, one line. */
 #ifndef SV_LOG_H
 #define SV_LOG_H
 
@@ -19,6 +22,10 @@ extern int sv_log_level;
 #include <stddef.h>
 
 void sv_log_init(void);
+/* A log file name with %p (the pid), %h (the host name, '/' read as
+ * '_') and %% (one %) expanded; any other % stays as written. Writes
+ * out[0..cap) and returns the length, or 0 when it does not fit. */
+size_t sv_log_expand_path(char *out, size_t cap, const char *tmpl);
 /* One log line into out[0..cap): "softverbs[PID] L func: msg\n", func
  * and msg escaped (no byte below 0x20 or from 0x7f up survives, newline
  * reads \n, backslash \\), "...\n" at the end if it had to be cut;

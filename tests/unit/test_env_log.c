@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,189 @@ START_TEST(privileged_log_goes_to_stderr)
 }
 END_TEST
 
+
+/* ---- rdma-core's variables: VERBS_LOG_LEVEL, VERBS_LOG_FILE ---------------- */
+
+static void unset_log_vars(void)
+{
+	unsetenv("SOFTVERBS_LOG");
+	unsetenv("SOFTVERBS_LOG_FILE");
+	unsetenv("VERBS_LOG_LEVEL");
+	unsetenv("VERBS_LOG_FILE");
+}
+
+/* rdma-core's levels (driver.h: NONE 0, ERR 1, WARN 2, INFO 3, DEBUG
+ * 4), read with strtol(.., 0) and compared unsigned. */
+START_TEST(verbs_log_level_numbers)
+{
+	static const struct {
+		const char *v;
+		int level;
+	} cases[] = {
+		{ "0", SV_LOG_OFF },    { "1", SV_LOG_ERROR },   { "2", SV_LOG_WARN },
+		{ "3", SV_LOG_INFO },   { "4", SV_LOG_DEBUG },   { "5", SV_LOG_DEBUG },
+		{ "0x3", SV_LOG_INFO }, { "-1", SV_LOG_DEBUG },  { "", SV_LOG_OFF },
+		{ "yes", SV_LOG_OFF },  { "warn", SV_LOG_WARN }, { "99999999999999999999", SV_LOG_DEBUG },
+	};
+
+	unset_log_vars();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setenv("VERBS_LOG_LEVEL", cases[i].v, 1);
+		sv_log_init();
+		ck_assert_msg(sv_log_level == cases[i].level, "VERBS_LOG_LEVEL=%s: level %d, expected %d",
+			      cases[i].v, sv_log_level, cases[i].level);
+	}
+	unset_log_vars();
+	sv_log_init();
+	ck_assert_int_eq(sv_log_level, SV_LOG_OFF);
+}
+END_TEST
+
+/* Ours win when both are set: the level and the file each. */
+START_TEST(softverbs_variables_win)
+{
+	char dir[] = "/tmp/sv_env_log.XXXXXX", ours[64], theirs[64], buf[1024];
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(ours, sizeof(ours), "%s/ours", dir);
+	snprintf(theirs, sizeof(theirs), "%s/theirs", dir);
+	unset_log_vars();
+	setenv("VERBS_LOG_LEVEL", "4", 1);
+	setenv("SOFTVERBS_LOG", "error", 1);
+	sv_log_init();
+	ck_assert_int_eq(sv_log_level, SV_LOG_ERROR);
+	setenv("SOFTVERBS_LOG", "off", 1);
+	sv_log_init();
+	ck_assert_int_eq(sv_log_level, SV_LOG_OFF);
+	unsetenv("SOFTVERBS_LOG");
+
+	/* VERBS_LOG_FILE alone is taken, created 0600 */
+	setenv("VERBS_LOG_FILE", theirs, 1);
+	sv_log_init();
+	sv_warn("to theirs");
+	ck_assert_int_eq(access(theirs, F_OK), 0);
+	/* both set: SOFTVERBS_LOG_FILE */
+	setenv("SOFTVERBS_LOG_FILE", ours, 1);
+	sv_log_init();
+	sv_warn("to ours");
+	unset_log_vars();
+	sv_log_init();
+	fd = open(ours, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	slurp(fd, buf, sizeof(buf));
+	close(fd);
+	ck_assert_ptr_nonnull(strstr(buf, "to ours\n"));
+	ck_assert_ptr_null(strstr(buf, "to theirs"));
+	fd = open(theirs, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	slurp(fd, buf, sizeof(buf));
+	close(fd);
+	ck_assert_ptr_nonnull(strstr(buf, "to theirs\n"));
+	ck_assert_ptr_null(strstr(buf, "to ours"));
+	unlink(ours);
+	unlink(theirs);
+	rmdir(dir);
+}
+END_TEST
+
+/* A level without a file logs to stderr (rdma-core would print
+ * nothing): the documented difference. */
+START_TEST(verbs_log_level_alone_is_stderr)
+{
+	char out[1024];
+	int p[2], saved = dup(STDERR_FILENO);
+
+	unset_log_vars();
+	setenv("VERBS_LOG_LEVEL", "2", 1);
+	sv_log_init();
+	ck_assert_int_eq(pipe(p), 0);
+	dup2(p[1], STDERR_FILENO);
+	close(p[1]);
+	sv_warn("on stderr");
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	slurp(p[0], out, sizeof(out));
+	close(p[0]);
+	ck_assert_ptr_nonnull(strstr(out, " W "));
+	ck_assert_ptr_nonnull(strstr(out, "on stderr\n"));
+	unset_log_vars();
+	sv_log_init();
+}
+END_TEST
+
+START_TEST(file_name_expansion)
+{
+	char out[256], want[256], host[HOST_NAME_MAX + 1] = "";
+
+	ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
+	for (char *c = host; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	snprintf(want, sizeof(want), "/x/log.%s.%d", host, (int)getpid());
+	ck_assert_uint_eq(sv_log_expand_path(out, sizeof(out), "/x/log.%h.%p"), strlen(want));
+	ck_assert_str_eq(out, want);
+	/* %% is one %, an unknown %x and a lone % at the end stay */
+	sv_log_expand_path(out, sizeof(out), "/x/100%%-%x-%q%");
+	ck_assert_str_eq(out, "/x/100%-%x-%q%");
+	snprintf(want, sizeof(want), "%%p=%d", (int)getpid());
+	sv_log_expand_path(out, sizeof(out), "%%p=%p");
+	ck_assert_str_eq(out, want);
+	/* no room: 0, an empty string */
+	ck_assert_uint_eq(sv_log_expand_path(out, 8, "/x/log.%p.%p.%p"), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_uint_eq(sv_log_expand_path(out, 4, "abc"), 3);
+	ck_assert_uint_eq(sv_log_expand_path(out, 3, "abc"), 0);
+}
+END_TEST
+
+/* The expanded name is the file opened. */
+START_TEST(verbs_log_file_expanded)
+{
+	char dir[] = "/tmp/sv_env_log.XXXXXX", tmpl[64], path[64];
+	struct stat st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(tmpl, sizeof(tmpl), "%s/log.%%p", dir);
+	snprintf(path, sizeof(path), "%s/log.%d", dir, (int)getpid());
+	unset_log_vars();
+	setenv("VERBS_LOG_LEVEL", "4", 1);
+	setenv("VERBS_LOG_FILE", tmpl, 1);
+	umask(022);
+	sv_log_init();
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	unset_log_vars();
+	sv_log_init();
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* A privileged process ignores VERBS_LOG_FILE too, and says so in the
+ * one line. */
+START_TEST(privileged_ignores_verbs_log_file)
+{
+	char dir[] = "/tmp/sv_env_log.XXXXXX", path[64], out[2048];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/log", dir);
+	unset_log_vars();
+	setenv("VERBS_LOG_LEVEL", "4", 1);
+	setenv("VERBS_LOG_FILE", path, 1);
+	sv_env_force_secure(1);
+	ck_assert_ptr_null(sv_env_path("VERBS_LOG_FILE"));
+	init_capturing(out, sizeof(out));
+	ck_assert_int_eq(access(path, F_OK), -1);
+	ck_assert_ptr_nonnull(strstr(out, "ignoring VERBS_LOG_FILE"));
+	ck_assert_ptr_eq(strchr(out, '\n'), strstr(out, "ignoring") + strcspn(strstr(out, "ignoring"), "\n"));
+	sv_env_force_secure(-1);
+	unset_log_vars();
+	sv_log_init();
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *make_env_log_suite(void)
 {
 	Suite *s = suite_create("env_log");
@@ -235,6 +419,14 @@ static Suite *make_env_log_suite(void)
 	tc = tcase_create("env");
 	tcase_add_test(tc, privileged_takes_no_path);
 	tcase_add_test(tc, privileged_log_goes_to_stderr);
+	tcase_add_test(tc, privileged_ignores_verbs_log_file);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("rdma-core");
+	tcase_add_test(tc, verbs_log_level_numbers);
+	tcase_add_test(tc, softverbs_variables_win);
+	tcase_add_test(tc, verbs_log_level_alone_is_stderr);
+	tcase_add_test(tc, file_name_expansion);
+	tcase_add_test(tc, verbs_log_file_expanded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,7 +8,8 @@
 # a group that may write the "root-owned" folder; with file capabilities
 # (cap_dac_override, which could write it, and cap_ipc_lock). Each runs
 # with every path-taking variable pointed into that folder (the attack of
-# issue 22): SOFTVERBS_LOG=debug, SOFTVERBS_LOG_FILE, SOFTVERBS_PROVIDERS
+# issue 22): SOFTVERBS_LOG=debug, SOFTVERBS_LOG_FILE, rdma-core's
+# VERBS_LOG_LEVEL=4 and VERBS_LOG_FILE, SOFTVERBS_PROVIDERS
 # with a forged second line, RDMAV_DRIVERS and IBV_DRIVERS naming a
 # library whose constructor creates a marker file, SYSFS_PATH naming a
 # tree with a device of the caller's. For each: no file appears, the
@@ -132,6 +133,7 @@ san_env=()
 
 forged=$'x\n* * * * * root id'
 attack=(SOFTVERBS_LOG=debug SOFTVERBS_LOG_FILE="$root_dir/log"
+        VERBS_LOG_LEVEL=4 VERBS_LOG_FILE="$root_dir/vlog"
         SOFTVERBS_PROVIDERS="$forged"
         RDMAV_DRIVERS="$root_dir/libsvmarker" IBV_DRIVERS="$root_dir/libsvmarker"
         SYSFS_PATH="$user_dir/sys" SV_MARKER_FILE="$root_dir/marker")
@@ -142,21 +144,34 @@ for kind in suid sgid cap; do
     rc=$?
     ok=0; grep -qx "at_secure 1" "$out" && [ $rc = 0 ] && ok=1
     result "$kind: runs privileged (AT_SECURE) as nobody" $ok
-    ok=0; [ ! -e "$root_dir/log" ] && [ ! -e "$root_dir/marker" ] && ok=1
-    result "$kind: no file created (SOFTVERBS_LOG_FILE, the marker library)" $ok
+    ok=0; [ ! -e "$root_dir/log" ] && [ ! -e "$root_dir/vlog" ] && [ ! -e "$root_dir/marker" ] && ok=1
+    result "$kind: no file created (SOFTVERBS_LOG_FILE, VERBS_LOG_FILE, the marker library)" $ok
     ok=0; grep -q libsvmarker "$out" || ok=1
     result "$kind: RDMAV_DRIVERS/IBV_DRIVERS library not loaded (maps)" $ok
     ok=0; grep -qx "device $expect" "$out" && ! grep -q "device evil0" "$out" && ok=1
     result "$kind: lists $expect from the real sysfs, not the caller's SYSFS_PATH tree" $ok
     ok=1
-    for v in SOFTVERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH; do
+    for v in SOFTVERBS_LOG_FILE VERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH; do
         [ "$(grep -c "AT_SECURE.*ignoring.*$v" "$err")" = 1 ] || ok=0
     done
     result "$kind: one warning names every ignored variable" $ok
     ok=0; grep -q '^\* \* \*' "$err" "$out" || ok=1
     result "$kind: the forged line appears nowhere" $ok
     [ "$fail" = 0 ] || { echo "--- stdout"; cat "$out"; echo "--- stderr (exit $rc)"; grep -v " D " "$err" | tail -n 20; }
-    rm -f "$root_dir/log" "$root_dir/marker"
+    rm -f "$root_dir/log" "$root_dir/vlog" "$root_dir/marker"
+done
+
+# rdma-core's variables alone, privileged: VERBS_LOG_FILE ignored, named.
+for kind in suid cap; do
+    err=$work/$kind.verbs.err
+    as_nobody env "${san_env[@]}" VERBS_LOG_LEVEL=4 VERBS_LOG_FILE="$root_dir/vlog" \
+        "$work/probe-$kind" > /dev/null 2> "$err"
+    ok=0
+    [ ! -e "$root_dir/vlog" ] && [ "$(grep -c "AT_SECURE.*ignoring VERBS_LOG_FILE;" "$err")" = 1 ] &&
+        grep -q " D " "$err" && ok=1
+    result "$kind: VERBS_LOG_FILE alone ignored and named; VERBS_LOG_LEVEL=4 logs to stderr" $ok
+    [ $ok = 1 ] || grep -v " D " "$err" | tail -n 5
+    rm -f "$root_dir/vlog"
 done
 
 # The same program, unprivileged: every variable honoured.
@@ -177,6 +192,17 @@ if [ $vm = 0 ]; then
     result "unprivileged: SYSFS_PATH honoured (lists the tree's evil0)" $ok
 fi
 [ "$fail" = 0 ] || { cat "$out" "$work/plain.err"; }
+
+# rdma-core's variables, unprivileged: VERBS_LOG_FILE honoured, %p
+# expanded to the program's pid, created 0600.
+as_nobody env "${san_env[@]}" VERBS_LOG_LEVEL=4 VERBS_LOG_FILE="$user_dir/vlog.%p" \
+    "$work/probe-plain" > /dev/null 2> "$work/plain-verbs.err"
+vlog=$(ls "$user_dir"/vlog.* 2> /dev/null)
+ok=0
+[ "$(echo "$vlog" | grep -c .)" = 1 ] && [ "$(stat -c '%a %U' "$vlog" 2> /dev/null)" = "600 nobody" ] &&
+    pid=${vlog##*/vlog.} && grep -q "^softverbs\[$pid\] D " "$vlog" && ok=1
+result "unprivileged: VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=...%p honoured, the pid expanded, created 0600" $ok
+[ $ok = 1 ] || { echo "files: $vlog"; head -n 3 "$vlog" "$work/plain-verbs.err"; }
 
 # The forged value, unprivileged: echoed in the complaint, escaped.
 as_nobody env "${san_env[@]}" SOFTVERBS_LOG=debug SOFTVERBS_LOG_FILE="$user_dir/log2" \
