@@ -230,6 +230,7 @@ SV_EXPORT int ibv_close_device(struct ibv_context *context)
 		sv_dbg("%s: closing context %p inherited from the parent process",
 		       context->device->name, (void *)context);
 	sv_inherit_context_del(container_of(context, struct verbs_context, context));
+	sv_explain_forget(context);
 	if (priv->from_rdma_core) {
 		/* the provider frees its context and calls
 		 * verbs_uninit_context, which closes the fds and drops the

@@ -224,6 +224,10 @@ struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
  * loaded them now (so attaching is worth trying again). Device registry
  * lock held. */
 int sv_rdmacore_load(void);
+/* Say the provider libraries that failed to load (kept until now: only
+ * a device left without a provider makes them worth a line), once.
+ * Device registry lock held. */
+void sv_rdmacore_report_failures(void);
 /* Free a device object of a provider (uninit_device) or of ours. */
 void sv_rdmacore_free_device(struct verbs_device *vdev);
 /* Tests: forget the loaded state (drivers registered stay); read the

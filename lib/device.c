@@ -594,6 +594,9 @@ static int registry_update(struct found_vec *fv)
 	}
 	for (size_t j = 0; j < fv->n; j++)
 		if (fv->v[j])
+			sv_rdmacore_report_failures();
+	for (size_t j = 0; j < fv->n; j++)
+		if (fv->v[j])
 			sv_warn("%s (%s): no provider for driver id %u with uverbs ABI %u; device skipped",
 				fv->v[j]->sd.ibdev_name, fv->v[j]->sd.sysfs_name,
 				fv->v[j]->sd.driver_id, fv->v[j]->sd.abi_ver);

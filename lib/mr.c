@@ -98,8 +98,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	protect = pinned && sv_fork_mr_protecting();
 	ret = protect ? sv_fork_range_add(addr, length) : 0;
 	if (ret) {
-		sv_err("fork protection of %zu bytes at %p failed: %d", length,
-		       addr, ret);
+		sv_explain_reg_mr_fork(addr, length, -ret);
 		errno = -ret;
 		return NULL;
 	}
@@ -113,6 +112,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		sv_dbg("REG_MR of %zu bytes at %p: errno %d", length, addr, err);
 		if (protect)
 			sv_fork_range_del(addr, length);
+		sv_explain_reg_mr(pd, addr, length, access, err);
 		errno = err;
 		return NULL;
 	}
@@ -457,8 +457,7 @@ static struct ibv_mr *reg_mr_ex(struct ibv_pd *pd,
 	protect = pinned && sv_fork_mr_protecting();
 	ret = protect ? sv_fork_range_add(a.addr, a.length) : 0;
 	if (ret) {
-		sv_err("fork protection of %zu bytes at %p failed: %d", a.length,
-		       a.addr, ret);
+		sv_explain_reg_mr_fork(a.addr, a.length, -ret);
 		return reg_mr_ex_fail(-ret);
 	}
 	mr = sv_priv(ctx)->ops.reg_mr_ex(pd, &a);
@@ -469,6 +468,7 @@ static struct ibv_mr *reg_mr_ex(struct ibv_pd *pd,
 		       (unsigned long long)mask, a.length, strerror(err));
 		if (protect)
 			sv_fork_range_del(a.addr, a.length);
+		sv_explain_reg_mr(pd, a.addr, a.length, access, err);
 		return reg_mr_ex_fail(err);
 	}
 	if (pinned && !protect) {

@@ -44,6 +44,7 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "explain.h"
 #include "log.h"
 #include "verbs_ext.h"
 
@@ -405,6 +406,9 @@ struct verbs_ex_private {
 	unsigned int generation;
 	struct verbs_context *vctx;
 	struct verbs_ex_private *live_prev, *live_next;
+	/* lib/explain.c: the device's attributes, queried at the first
+	 * error that needs them (never on a success path), freed at close */
+	struct ibv_device_attr_ex *explain_attr;
 };
 
 struct sv_context {

@@ -259,8 +259,10 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	cq = ops_of(context)->create_cq(context, cqe, channel, comp_vector);
-	if (!cq)
+	if (!cq) {
+		sv_explain_create_cq(context, (uint32_t)cqe, errno);
 		return NULL;
+	}
 	cq->cq_context = cq_context;
 	channel_ref(channel, 1);
 	return cq;
@@ -283,8 +285,10 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	cq = ops_of(ctx)->create_cq_ex(ctx, attr);
-	if (!cq)
+	if (!cq) {
+		sv_explain_create_cq(ctx, attr->cqe, errno);
 		return NULL;
+	}
 	/* its polling functions live in the object: a forked child's must
 	 * refuse (lib/inherit.c) */
 	ret = sv_inherit_object_add(ctx, cq, SV_INHERIT_CQ_EX);
@@ -333,11 +337,13 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 		return NULL;
 	}
 	srq = ops_of(pd->context)->create_srq(pd, attr);
-	if (srq) {
-		srq->context = pd->context;
-		srq->srq_context = attr->srq_context;
-		srq->pd = pd;
+	if (!srq) {
+		sv_explain_create_srq(pd->context, &attr->attr, errno);
+		return NULL;
 	}
+	srq->context = pd->context;
+	srq->srq_context = attr->srq_context;
+	srq->pd = pd;
 	return srq;
 }
 
@@ -351,10 +357,12 @@ struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	srq = ops_of(ctx)->create_srq_ex(ctx, attr);
-	if (srq) {
-		srq->context = ctx;
-		srq->srq_context = attr->srq_context;
+	if (!srq) {
+		sv_explain_create_srq(ctx, &attr->attr, errno);
+		return NULL;
 	}
+	srq->context = ctx;
+	srq->srq_context = attr->srq_context;
 	return srq;
 }
 
@@ -383,6 +391,17 @@ SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 
 /* ---- queue pairs -------------------------------------------------------- */
 
+/* ibv_create_qp's failure, in the terms of create_qp_ex (cold: its
+ * conversion stays off the success path). */
+static SV_COLD void explain_create_qp(struct ibv_pd *pd, const struct ibv_qp_init_attr *attr,
+				      int err)
+{
+	struct ibv_qp_init_attr_ex ex = sv_qp_init_attr_ex(pd, attr);
+
+	sv_explain_create_qp(pd->context, &ex, err);
+	errno = err;
+}
+
 SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 				       struct ibv_qp_init_attr *attr)
 {
@@ -393,8 +412,11 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 		return NULL;
 	}
 	qp = ops_of(pd->context)->create_qp(pd, attr);
-	if (qp)
-		qp->qp_context = attr->qp_context;
+	if (!qp) {
+		explain_create_qp(pd, attr, errno);
+		return NULL;
+	}
+	qp->qp_context = attr->qp_context;
 	return qp;
 }
 
@@ -408,8 +430,10 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	qp = ops_of(ctx)->create_qp_ex(ctx, attr);
-	if (!qp)
+	if (!qp) {
+		sv_explain_create_qp(ctx, attr, errno);
 		return NULL;
+	}
 	/* its ibv_wr_* functions live in the object: a forked child's must
 	 * refuse (lib/inherit.c); the comp_mask at the provider's offset */
 	if (sv_qp_comp_mask(sv_priv(ctx)->layout, qp) & SV_QP_EX) {
@@ -456,9 +480,13 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	if (!qp || !valid_ctx(qp->context) || !attr)
 		return EINVAL;
 	ret = ops_of(qp->context)->modify_qp(qp, attr, attr_mask);
-	if (!ret && (attr_mask & IBV_QP_STATE))
+	if (ret) {
+		sv_explain_modify_qp(qp, attr, attr_mask, ret);
+		return ret;
+	}
+	if (attr_mask & IBV_QP_STATE)
 		qp->state = attr->qp_state;
-	return ret;
+	return 0;
 }
 
 SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,9 +172,46 @@ void sv_rdmacore_set_dirs(const char *config, const char *providers)
 	provider_dir = providers ? providers : SV_RDMA_CORE_PROVIDER_DIR;
 }
 
+/* Load failures are kept, not said: a "driver NAME" line of rdma-core's
+ * config is there for hardware this machine may not have, and rdma-core
+ * warns about each library that does not load even when no device needs
+ * it (nccl#1044, pytorch#113600). They are said, once, when a device
+ * ends up with no provider (sv_rdmacore_report_failures); at debug
+ * level at once too. Device registry lock held. */
+#define MAX_LOAD_FAILURES 32
+static char *load_failures[MAX_LOAD_FAILURES];
+static size_t n_load_failures, n_load_failures_dropped;
+
+static __attribute__((format(printf, 1, 2))) void load_failed(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sv_dbg("%s (said again if a device is left without a provider)", msg);
+	if (n_load_failures < MAX_LOAD_FAILURES && (load_failures[n_load_failures] = strdup(msg)))
+		n_load_failures++;
+	else
+		n_load_failures_dropped++;
+}
+
+void sv_rdmacore_report_failures(void)
+{
+	for (size_t i = 0; i < n_load_failures; i++) {
+		sv_log_write(SV_LOG_WARN, "load_provider", "%s", load_failures[i]);
+		free(load_failures[i]);
+	}
+	if (n_load_failures_dropped)
+		sv_log_write(SV_LOG_WARN, "load_provider", "and %zu more provider libraries did not load",
+			     n_load_failures_dropped);
+	n_load_failures = n_load_failures_dropped = 0;
+}
+
 /* dlopen the first of prefix + each suffix that exists: 1 when one was
  * loaded, 0 when none exists, -1 when one exists but failed to load
- * (said). */
+ * (kept: load_failed). */
 static int load_with_suffixes(const char *prefix, const char *name)
 {
 	char path[IBV_SYSFS_PATH_MAX];
@@ -183,8 +221,7 @@ static int load_with_suffixes(const char *prefix, const char *name)
 				 provider_suffixes[i]);
 
 		if (n < 0 || (size_t)n >= sizeof(path)) {
-			sv_complain("provider name too long: %.64s...; skipped",
-				    name);
+			load_failed("provider name too long: %.64s...; skipped", name);
 			return -1;
 		}
 		if (access(path, F_OK))
@@ -193,7 +230,7 @@ static int load_with_suffixes(const char *prefix, const char *name)
 			sv_dbg("loaded %s", path);
 			return 1;
 		}
-		sv_complain("could not load provider %s: %s", path, dlerror());
+		load_failed("could not load provider %s: %s", path, dlerror());
 		return -1;
 	}
 	return 0;
@@ -211,15 +248,15 @@ static void load_one(const char *name)
 		n = snprintf(prefix, sizeof(prefix), "%s/lib%s", provider_dir,
 			     name);
 	if (n < 0 || (size_t)n >= sizeof(prefix)) {
-		sv_complain("provider name too long: %.64s...; skipped", name);
+		load_failed("provider name too long: %.64s...; skipped", name);
 		return;
 	}
 	ret = load_with_suffixes(prefix, name);
 	if (ret)
 		return;
 	if (name[0] == '/') {
-		sv_complain("could not load provider %s: no %s-rdmav{65,64,59,57,34}.so",
-			    name, name);
+		load_failed("could not load provider %s: no %s-rdmav{65,64,59,57,34}.so", name,
+			    name);
 		return;
 	}
 	/* then the library search path, as rdma-core falls back */
@@ -231,7 +268,7 @@ static void load_one(const char *name)
 			return;
 		}
 	}
-	sv_complain("could not load provider '%s': no lib%s-rdmav{65,64,59,57,34}.so in %s or the library search path",
+	load_failed("could not load provider '%s': no lib%s-rdmav{65,64,59,57,34}.so in %s or the library search path",
 		    name, name, provider_dir);
 }
 

@@ -269,7 +269,7 @@ post_one(struct rxe_qp *qp, const struct ibv_send_wr *wr)
 	}
 	wqe = rxe_sq_reserve(qp);
 	if (!wqe) {
-		sv_dbg("QP %#x: send queue full", qp->core.qp.qp_num);
+		sv_explain_send_full(&qp->core.qp, qp->sq.q.mask);
 		return ENOMEM;
 	}
 	wqe->wr.wr_id = wr->wr_id;
@@ -322,8 +322,7 @@ post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
 	int ret = 0;
 
 	if (!rxe_sq_accepts(ibqp->state)) {
-		sv_err("QP %#x: cannot post sends in state %d (needs RTS)",
-		       ibqp->qp_num, (int)ibqp->state);
+		sv_explain_post_state("post_send", ibqp, "needs RTS");
 		if (bad_wr)
 			*bad_wr = wr;
 		return EINVAL;

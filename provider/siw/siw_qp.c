@@ -375,8 +375,7 @@ post_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		if (ret)
 			break;
 		if (elem_busy(&sqe->flags)) {
-			sv_err("QP %#x: send queue full (%u elements)",
-			       ibqp->qp_num, qp->sq.num);
+			sv_explain_send_full(ibqp, qp->sq.num);
 			ret = ENOMEM;
 			break;
 		}
