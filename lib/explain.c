@@ -36,6 +36,8 @@ static const char *err_name(int err)
 		return "ENOMEM";
 	case EOPNOTSUPP:
 		return "EOPNOTSUPP";
+	case EAGAIN:
+		return "EAGAIN";
 	default:
 		return "?";
 	}
@@ -344,7 +346,8 @@ static const char *next_states(char *out, size_t cap, int from)
 }
 
 /* The attr_mask against the transition table: 1 when it said something. */
-static int explain_mask(const char *to, struct ibv_qp *qp, int cur, int next, int mask)
+static int explain_mask(const char *verb, const char *to, struct ibv_qp *qp, int cur, int next,
+			int mask)
 {
 	const struct transition *t = NULL;
 	char list[512];
@@ -353,8 +356,7 @@ static int explain_mask(const char *to, struct ibv_qp *qp, int cur, int next, in
 	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
 		extra = mask & ~(IBV_QP_STATE);
 		if (extra) {
-			say("modify_qp", "to %s: attr_mask has %s; a move to %s takes only IBV_QP_STATE",
-			    to, mask_list(list, sizeof(list), extra), to);
+			say(verb, "attr_mask has %s; a move to %s takes only IBV_QP_STATE", mask_list(list, sizeof(list), extra), to);
 			return 1;
 		}
 		return 0;
@@ -363,7 +365,7 @@ static int explain_mask(const char *to, struct ibv_qp *qp, int cur, int next, in
 		if (transitions[i].from == cur && transitions[i].to == next)
 			t = &transitions[i];
 	if (!t) {
-		say("modify_qp", "to %s: a QP in %s cannot go to %s (it goes to %s)", to,
+		say(verb, "a QP in %s cannot go to %s (it goes to %s)",
 		    sv_qp_state_name(cur), to, next_states(list, sizeof(list), cur));
 		return 1;
 	}
@@ -382,14 +384,14 @@ static int explain_mask(const char *to, struct ibv_qp *qp, int cur, int next, in
 	}
 	missing = t->req[ti] & ~mask;
 	if (missing) {
-		say("modify_qp", "to %s: attr_mask lacks %s (required for %s from %s)", to,
+		say(verb, "attr_mask lacks %s (required for %s from %s)",
 		    mask_list(list, sizeof(list), missing), qp_type_name(qp->qp_type),
 		    sv_qp_state_name(cur));
 		return 1;
 	}
 	extra = mask & ~(t->req[ti] | t->opt[ti] | IBV_QP_STATE);
 	if (extra) {
-		say("modify_qp", "to %s: attr_mask has %s, which %s from %s does not take", to,
+		say(verb, "attr_mask has %s, which %s from %s does not take",
 		    mask_list(list, sizeof(list), extra), qp_type_name(qp->qp_type),
 		    sv_qp_state_name(cur));
 		return 1;
@@ -399,7 +401,7 @@ static int explain_mask(const char *to, struct ibv_qp *qp, int cur, int next, in
 
 /* The address vector: its port, and on RoCE its GRH. 1 when it said
  * something. */
-static int explain_av(const char *to, struct ibv_context *ctx, const struct ibv_ah_attr *ah,
+static int explain_av(const char *verb, struct ibv_context *ctx, const struct ibv_ah_attr *ah,
 		      const struct ibv_device_attr_ex *a)
 {
 	struct ibv_port_attr pa;
@@ -407,27 +409,24 @@ static int explain_av(const char *to, struct ibv_context *ctx, const struct ibv_
 	uint8_t port = ah->port_num;
 
 	if (a && (port < 1 || port > a->orig_attr.phys_port_cnt)) {
-		say("modify_qp", "to %s: ah_attr.port_num %u is not a port of the device (1..%u)", to,
+		say(verb, "ah_attr.port_num %u is not a port of the device (1..%u)",
 		    port, a->orig_attr.phys_port_cnt);
 		return 1;
 	}
 	if (sv_query_port(ctx, port, &pa, sizeof(pa)))
 		return 0;
 	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET && !ah->is_global) {
-		say("modify_qp", "to %s: RoCE port needs a GRH: ah_attr.is_global=1 and sgid_index",
-		    to);
+		say(verb, "RoCE port needs a GRH: ah_attr.is_global=1 and sgid_index");
 		return 1;
 	}
 	if (!ah->is_global)
 		return 0;
 	if (ah->grh.sgid_index >= pa.gid_tbl_len) {
-		say("modify_qp", "to %s: ah_attr.grh.sgid_index %u >= port %u gid table length %d",
-		    to, ah->grh.sgid_index, port, pa.gid_tbl_len);
+		say(verb, "ah_attr.grh.sgid_index %u >= port %u gid table length %d", ah->grh.sgid_index, port, pa.gid_tbl_len);
 		return 1;
 	}
 	if (sv_query_gid_entry(ctx, port, ah->grh.sgid_index, &gid) == ENODATA) {
-		say("modify_qp", "to %s: ah_attr.grh.sgid_index %u: port %u has no GID there (ibv_devinfo -v lists the table)",
-		    to, ah->grh.sgid_index, port);
+		say(verb, "ah_attr.grh.sgid_index %u: port %u has no GID there (ibv_devinfo -v lists the table)", ah->grh.sgid_index, port);
 		return 1;
 	}
 	return 0;
@@ -439,6 +438,7 @@ void sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int
 	const struct ibv_device_attr_ex *a;
 	int cur, next;
 	const char *to;
+	char verb[32];
 	struct ibv_port_attr pa;
 
 	if (!explained(err))
@@ -446,70 +446,71 @@ void sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int
 	cur = (mask & IBV_QP_CUR_STATE) ? (int)attr->cur_qp_state : (int)qp->state;
 	next = (mask & IBV_QP_STATE) ? (int)attr->qp_state : cur;
 	to = sv_qp_state_name(next);
-	if (err == EINVAL && explain_mask(to, qp, cur, next, mask))
+	/* "modify_qp to RTR: ...": the transition is the subject */
+	snprintf(verb, sizeof(verb), "modify_qp to %s", to);
+	if (err == EINVAL && explain_mask(verb, to, qp, cur, next, mask))
 		return;
 	a = dev_attr(ctx);
 	if ((mask & IBV_QP_PORT) && a &&
 	    (attr->port_num < 1 || attr->port_num > a->orig_attr.phys_port_cnt)) {
-		say("modify_qp", "to %s: port_num %u is not a port of the device (1..%u)", to,
+		say(verb, "port_num %u is not a port of the device (1..%u)",
 		    attr->port_num, a->orig_attr.phys_port_cnt);
 		return;
 	}
 	if ((mask & IBV_QP_PKEY_INDEX) && a && attr->pkey_index >= a->orig_attr.max_pkeys) {
-		say("modify_qp", "to %s: pkey_index %u >= device max_pkeys %u", to,
+		say(verb, "pkey_index %u >= device max_pkeys %u",
 		    attr->pkey_index, a->orig_attr.max_pkeys);
 		return;
 	}
-	if ((mask & IBV_QP_AV) && explain_av(to, ctx, &attr->ah_attr, a))
+	if ((mask & IBV_QP_AV) && explain_av(verb, ctx, &attr->ah_attr, a))
 		return;
 	if ((mask & IBV_QP_PATH_MTU)) {
 		uint8_t port = (mask & IBV_QP_AV) ? attr->ah_attr.port_num : 1;
 
 		if (!mtu_bytes(attr->path_mtu)) {
-			say("modify_qp", "to %s: path_mtu %d is no enum ibv_mtu (IBV_MTU_256..IBV_MTU_4096)",
-			    to, (int)attr->path_mtu);
+			say(verb, "path_mtu %d is no enum ibv_mtu (IBV_MTU_256..IBV_MTU_4096)", (int)attr->path_mtu);
 			return;
 		}
 		if (!sv_query_port(ctx, port, &pa, sizeof(pa)) && attr->path_mtu > pa.active_mtu) {
-			say("modify_qp", "to %s: path_mtu %d > port %u active_mtu %d", to,
+			say(verb, "path_mtu %d > port %u active_mtu %d",
 			    mtu_bytes(attr->path_mtu), port, mtu_bytes(pa.active_mtu));
 			return;
 		}
 	}
 	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && a &&
 	    attr->max_rd_atomic > a->orig_attr.max_qp_init_rd_atom) {
-		say("modify_qp", "to %s: max_rd_atomic %u > device max_qp_init_rd_atom %d", to,
+		say(verb, "max_rd_atomic %u > device max_qp_init_rd_atom %d",
 		    attr->max_rd_atomic, a->orig_attr.max_qp_init_rd_atom);
 		return;
 	}
 	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && a &&
 	    attr->max_dest_rd_atomic > a->orig_attr.max_qp_rd_atom) {
-		say("modify_qp", "to %s: max_dest_rd_atomic %u > device max_qp_rd_atom %d", to,
+		say(verb, "max_dest_rd_atomic %u > device max_qp_rd_atom %d",
 		    attr->max_dest_rd_atomic, a->orig_attr.max_qp_rd_atom);
 		return;
 	}
 	if ((mask & IBV_QP_TIMEOUT) && attr->timeout > 31) {
-		say("modify_qp", "to %s: timeout %u > 31", to, attr->timeout);
+		say(verb, "timeout %u > 31", attr->timeout);
 		return;
 	}
 	if ((mask & IBV_QP_RETRY_CNT) && attr->retry_cnt > 7) {
-		say("modify_qp", "to %s: retry_cnt %u > 7", to, attr->retry_cnt);
+		say(verb, "retry_cnt %u > 7", attr->retry_cnt);
 		return;
 	}
 	if ((mask & IBV_QP_RNR_RETRY) && attr->rnr_retry > 7) {
-		say("modify_qp", "to %s: rnr_retry %u > 7", to, attr->rnr_retry);
+		say(verb, "rnr_retry %u > 7", attr->rnr_retry);
 		return;
 	}
 	if ((mask & IBV_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31) {
-		say("modify_qp", "to %s: min_rnr_timer %u > 31", to, attr->min_rnr_timer);
+		say(verb, "min_rnr_timer %u > 31", attr->min_rnr_timer);
 		return;
 	}
 	if ((mask & IBV_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff) {
-		say("modify_qp", "to %s: dest_qp_num %#x is wider than 24 bits", to,
+		say(verb, "dest_qp_num %#x is wider than 24 bits",
 		    attr->dest_qp_num);
 		return;
 	}
-	say("modify_qp", "to %s: %s from %s with attr_mask %#x on QP %u", to, err_name(err),
+	say(verb, "%s from %s with attr_mask %#x on QP %u", err_name(err),
 	    sv_qp_state_name(cur), (unsigned int)mask, qp->qp_num);
 }
 
@@ -631,7 +632,10 @@ void sv_explain_reg_mr_fork(void *addr, size_t length, int err)
 	/* the one line for every errno of this path */
 	if (sv_log_level < SV_LOG_ERROR)
 		return;
-	if (err == ENOMEM) {
+	/* madvise(2) says EAGAIN where splitting a mapping failed, e.g.
+	 * at vm.max_map_count (mm/madvise.c turns the split's ENOMEM
+	 * into EAGAIN), and ENOMEM where part of the range is not mapped */
+	if (err == EAGAIN) {
 		f = fopen("/proc/sys/vm/max_map_count", "re");
 		if (f) {
 			if (fgets(line, sizeof(line), f))
@@ -642,10 +646,12 @@ void sv_explain_reg_mr_fork(void *addr, size_t length, int err)
 		/* MADV_DONTFORK of a range inside a mapping splits it in
 		 * three: two more mappings than before */
 		if (max > 0 && maps >= 0 && maps + 2 > max) {
-			say("reg_mr", "ENOMEM: vm.max_map_count (%ld) reached: fork safety's MADV_DONTFORK splits mappings; sysctl -w vm.max_map_count=%ld",
+			say("reg_mr", "EAGAIN: vm.max_map_count (%ld) reached: fork safety's MADV_DONTFORK splits mappings; sysctl -w vm.max_map_count=%ld",
 			    max, max * 2);
 			return;
 		}
+	}
+	if (err == ENOMEM) {
 		say("reg_mr", "ENOMEM: MADV_DONTFORK of %zu bytes at %p: part of the range is not mapped",
 		    length, addr);
 		return;

@@ -17,7 +17,11 @@
 #  - ibv_open_device of a device whose character device vanished fails
 #    with an errno and a log line naming the character device;
 #  - 1,000 listings on softverbs leak nothing (valgrind memcheck; in a
-#    build with ASan, whose runtime valgrind cannot host, LeakSanitizer).
+#    build with ASan, whose runtime valgrind cannot host, LeakSanitizer);
+#  - a provider library that does not load (RDMAV_DRIVERS naming a broken
+#    one) is said only when a device is left without a provider: not
+#    with mlx5_0 alone (libmlx5 drives it), once with mana_0 beside it
+#    (no provider matches it by PCI id).
 #
 # Needs root (mknod, unshare -m), util-linux, ibverbs-utils,
 # ibverbs-providers and valgrind; exits 77 naming what is missing. The
@@ -152,6 +156,30 @@ else
 fi
 result "1,000 listings and frees of $(($(wc -l < "$work/rc") - 3)) HCAs: no leak ($how)" $ok
 [ $ok = 1 ] || tail -n 30 "$work/vg"
+
+# ---- load failures: said only when a present device is left without one
+broken=$work/broken
+mkdir -p "$broken"
+echo "not an ELF file" > "$broken/libbroken-rdmav34.so"
+one=$work/sys-one
+mkdir -p "$one/class/infiniband_verbs" "$one/class/infiniband" "$one/devices/pci0000:00"
+cp "$sys/class/infiniband_verbs/abi_version" "$one/class/infiniband_verbs/"
+cp -a "$sys/class/infiniband_verbs/uverbs0" "$one/class/infiniband_verbs/"
+cp -a "$sys/class/infiniband/mlx5_0" "$one/class/infiniband/"
+cp -a "$sys/devices/pci0000:00/0000:00:00.0" "$one/devices/pci0000:00/"
+env "${sv_env[@]}" SYSFS_PATH="$one" RDMAV_DRIVERS="$broken/libbroken" \
+    ibv_devices > "$work/one.out" 2> "$work/one.err"
+ok=0
+grep -q mlx5_0 "$work/one.out" && ! grep -q "libbroken" "$work/one.err" && ok=1
+result "a broken provider library, no device without a provider (mlx5_0 only): not a word" $ok
+[ $ok = 1 ] || cat "$work/one.out" "$work/one.err"
+env "${sv_env[@]}" RDMAV_DRIVERS="$broken/libbroken" \
+    ibv_devices > "$work/all.out" 2> "$work/all.err"
+ok=0
+[ "$(grep -c "W load_provider: could not load provider $broken/libbroken-rdmav34.so: " "$work/all.err")" = 1 ] &&
+    grep -q mlx5_0 "$work/all.out" && ok=1
+result "the same library with mana_0 present and driven by none: one line naming it" $ok
+[ $ok = 1 ] || cat "$work/all.err"
 
 echo "test_hca_fake: $pass passed, $fail failed"
 [ $fail = 0 ]
