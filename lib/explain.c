@@ -432,7 +432,7 @@ static int explain_av(const char *verb, struct ibv_context *ctx, const struct ib
 	return 0;
 }
 
-void sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask, int err)
+int sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask, int err)
 {
 	struct ibv_context *ctx = qp->context;
 	const struct ibv_device_attr_ex *a;
@@ -442,76 +442,77 @@ void sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int
 	struct ibv_port_attr pa;
 
 	if (!explained(err))
-		return;
+		return err;
 	cur = (mask & IBV_QP_CUR_STATE) ? (int)attr->cur_qp_state : (int)qp->state;
 	next = (mask & IBV_QP_STATE) ? (int)attr->qp_state : cur;
 	to = sv_qp_state_name(next);
 	/* "modify_qp to RTR: ...": the transition is the subject */
 	snprintf(verb, sizeof(verb), "modify_qp to %s", to);
 	if (err == EINVAL && explain_mask(verb, to, qp, cur, next, mask))
-		return;
+		return err;
 	a = dev_attr(ctx);
 	if ((mask & IBV_QP_PORT) && a &&
 	    (attr->port_num < 1 || attr->port_num > a->orig_attr.phys_port_cnt)) {
 		say(verb, "port_num %u is not a port of the device (1..%u)",
 		    attr->port_num, a->orig_attr.phys_port_cnt);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_PKEY_INDEX) && a && attr->pkey_index >= a->orig_attr.max_pkeys) {
 		say(verb, "pkey_index %u >= device max_pkeys %u",
 		    attr->pkey_index, a->orig_attr.max_pkeys);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_AV) && explain_av(verb, ctx, &attr->ah_attr, a))
-		return;
+		return err;
 	if ((mask & IBV_QP_PATH_MTU)) {
 		uint8_t port = (mask & IBV_QP_AV) ? attr->ah_attr.port_num : 1;
 
 		if (!mtu_bytes(attr->path_mtu)) {
 			say(verb, "path_mtu %d is no enum ibv_mtu (IBV_MTU_256..IBV_MTU_4096)", (int)attr->path_mtu);
-			return;
+			return err;
 		}
 		if (!sv_query_port(ctx, port, &pa, sizeof(pa)) && attr->path_mtu > pa.active_mtu) {
 			say(verb, "path_mtu %d > port %u active_mtu %d",
 			    mtu_bytes(attr->path_mtu), port, mtu_bytes(pa.active_mtu));
-			return;
+			return err;
 		}
 	}
 	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && a &&
 	    attr->max_rd_atomic > a->orig_attr.max_qp_init_rd_atom) {
 		say(verb, "max_rd_atomic %u > device max_qp_init_rd_atom %d",
 		    attr->max_rd_atomic, a->orig_attr.max_qp_init_rd_atom);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && a &&
 	    attr->max_dest_rd_atomic > a->orig_attr.max_qp_rd_atom) {
 		say(verb, "max_dest_rd_atomic %u > device max_qp_rd_atom %d",
 		    attr->max_dest_rd_atomic, a->orig_attr.max_qp_rd_atom);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_TIMEOUT) && attr->timeout > 31) {
 		say(verb, "timeout %u > 31", attr->timeout);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_RETRY_CNT) && attr->retry_cnt > 7) {
 		say(verb, "retry_cnt %u > 7", attr->retry_cnt);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_RNR_RETRY) && attr->rnr_retry > 7) {
 		say(verb, "rnr_retry %u > 7", attr->rnr_retry);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31) {
 		say(verb, "min_rnr_timer %u > 31", attr->min_rnr_timer);
-		return;
+		return err;
 	}
 	if ((mask & IBV_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff) {
 		say(verb, "dest_qp_num %#x is wider than 24 bits",
 		    attr->dest_qp_num);
-		return;
+		return err;
 	}
 	say(verb, "%s from %s with attr_mask %#x on QP %u", err_name(err),
 	    sv_qp_state_name(cur), (unsigned int)mask, qp->qp_num);
+	return err;
 }
 
 /* ---- reg_mr ------------------------------------------------------------------ */
@@ -561,13 +562,14 @@ static long long status_kb(const char *name)
 void sv_explain_reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned int access,
 		       int err)
 {
+	const int on_demand = !!(access & IBV_ACCESS_ON_DEMAND);
 	const struct ibv_device_attr_ex *a;
 	char s1[32], s2[32], s3[32];
 
 	if (!explained(err))
 		return;
 	a = dev_attr(pd->context);
-	if (err == ENOMEM && !(access & IBV_ACCESS_ON_DEMAND)) {
+	if (err == ENOMEM && !on_demand) {
 		struct rlimit rl;
 		long long pinned = status_kb("VmPin");
 		long pg = sysconf(_SC_PAGESIZE);
@@ -592,18 +594,12 @@ void sv_explain_reg_mr(struct ibv_pd *pd, void *addr, size_t length, unsigned in
 		    (uint64_t)a->orig_attr.max_mr_size);
 		return;
 	}
-	if (a && (access & IBV_ACCESS_ON_DEMAND) &&
-	    !(a->odp_caps.general_caps & IBV_ODP_SUPPORT)) {
+	if (a && on_demand && !(a->odp_caps.general_caps & IBV_ODP_SUPPORT)) {
 		say("reg_mr", "%s: IBV_ACCESS_ON_DEMAND, but the device has no on-demand paging (odp_caps.general_caps %#" PRIx64 ")",
 		    err_name(err), (uint64_t)a->odp_caps.general_caps);
 		return;
 	}
-	if ((access & (IBV_ACCESS_REMOTE_ATOMIC)) && a && a->orig_attr.atomic_cap == IBV_ATOMIC_NONE) {
-		say("reg_mr", "%s: IBV_ACCESS_REMOTE_ATOMIC, but the device has no atomics (atomic_cap NONE)",
-		    err_name(err));
-		return;
-	}
-	say("reg_mr", "%s for %zu bytes at %p, access %#x", err_name(err), length, addr, access);
+	say("reg_mr", "%s for %zu bytes at %p", err_name(err), length, addr);
 }
 
 /* Lines of /proc/self/maps: the process's mappings. */

@@ -30,8 +30,9 @@ SV_COLD void sv_explain_create_qp(struct ibv_context *ctx,
 				  const struct ibv_qp_init_attr_ex *attr, int err);
 SV_COLD void sv_explain_create_srq(struct ibv_context *ctx,
 				   const struct ibv_srq_attr *attr, int err);
-SV_COLD void sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr,
-				  int attr_mask, int err);
+/* returns err */
+SV_COLD int sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr,
+				 int attr_mask, int err);
 SV_COLD void sv_explain_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			       unsigned int access, int err);
 /* MADV_DONTFORK of the range failed (fork safety on) with err: the

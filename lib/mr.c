@@ -112,7 +112,9 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		sv_dbg("REG_MR of %zu bytes at %p: errno %d", length, addr, err);
 		if (protect)
 			sv_fork_range_del(addr, length);
-		sv_explain_reg_mr(pd, addr, length, access, err);
+		/* read again from where check_access left it: nothing is
+		 * kept live across the registration for this */
+		sv_explain_reg_mr(pd, addr, length, *(volatile unsigned int *)&access, err);
 		errno = err;
 		return NULL;
 	}
@@ -468,7 +470,7 @@ static struct ibv_mr *reg_mr_ex(struct ibv_pd *pd,
 		       (unsigned long long)mask, a.length, strerror(err));
 		if (protect)
 			sv_fork_range_del(a.addr, a.length);
-		sv_explain_reg_mr(pd, a.addr, a.length, access, err);
+		sv_explain_reg_mr(pd, a.addr, a.length, *(volatile unsigned int *)&access, err);
 		return reg_mr_ex_fail(err);
 	}
 	if (pinned && !protect) {

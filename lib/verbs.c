@@ -480,10 +480,8 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	if (!qp || !valid_ctx(qp->context) || !attr)
 		return EINVAL;
 	ret = ops_of(qp->context)->modify_qp(qp, attr, attr_mask);
-	if (ret) {
-		sv_explain_modify_qp(qp, attr, attr_mask, ret);
-		return ret;
-	}
+	if (ret) /* a tail call: no frame for it on the way that succeeds */
+		return sv_explain_modify_qp(qp, attr, attr_mask, ret);
 	if (attr_mask & IBV_QP_STATE)
 		qp->state = attr->qp_state;
 	return 0;
