@@ -356,7 +356,8 @@ static int explain_mask(const char *verb, const char *to, struct ibv_qp *qp, int
 	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
 		extra = mask & ~(IBV_QP_STATE);
 		if (extra) {
-			say(verb, "attr_mask has %s; a move to %s takes only IBV_QP_STATE", mask_list(list, sizeof(list), extra), to);
+			say(verb, "attr_mask has %s; a move to %s takes only IBV_QP_STATE",
+			    mask_list(list, sizeof(list), extra), to);
 			return 1;
 		}
 		return 0;
@@ -422,11 +423,13 @@ static int explain_av(const char *verb, struct ibv_context *ctx, const struct ib
 	if (!ah->is_global)
 		return 0;
 	if (ah->grh.sgid_index >= pa.gid_tbl_len) {
-		say(verb, "ah_attr.grh.sgid_index %u >= port %u gid table length %d", ah->grh.sgid_index, port, pa.gid_tbl_len);
+		say(verb, "ah_attr.grh.sgid_index %u >= port %u gid table length %d",
+		    ah->grh.sgid_index, port, pa.gid_tbl_len);
 		return 1;
 	}
 	if (sv_query_gid_entry(ctx, port, ah->grh.sgid_index, &gid) == ENODATA) {
-		say(verb, "ah_attr.grh.sgid_index %u: port %u has no GID there (ibv_devinfo -v lists the table)", ah->grh.sgid_index, port);
+		say(verb, "ah_attr.grh.sgid_index %u: port %u has no GID there (ibv_devinfo -v lists the table)",
+		    ah->grh.sgid_index, port);
 		return 1;
 	}
 	return 0;

@@ -168,7 +168,7 @@ for kind in suid cap; do
         "$work/probe-$kind" > /dev/null 2> "$err"
     ok=0
     [ ! -e "$root_dir/vlog" ] && [ "$(grep -c "AT_SECURE.*ignoring VERBS_LOG_FILE;" "$err")" = 1 ] &&
-        grep -q " D " "$err" && ok=1
+        grep -q " [ID] " "$err" && ok=1
     result "$kind: VERBS_LOG_FILE alone ignored and named; VERBS_LOG_LEVEL=4 logs to stderr" $ok
     [ $ok = 1 ] || grep -v " D " "$err" | tail -n 5
     rm -f "$root_dir/vlog"
@@ -200,7 +200,7 @@ as_nobody env "${san_env[@]}" VERBS_LOG_LEVEL=4 VERBS_LOG_FILE="$user_dir/vlog.%
 vlog=$(ls "$user_dir"/vlog.* 2> /dev/null)
 ok=0
 [ "$(echo "$vlog" | grep -c .)" = 1 ] && [ "$(stat -c '%a %U' "$vlog" 2> /dev/null)" = "600 nobody" ] &&
-    pid=${vlog##*/vlog.} && grep -q "^softverbs\[$pid\] D " "$vlog" && ok=1
+    pid=${vlog##*/vlog.} && grep -q "^softverbs\[$pid\] [ID] " "$vlog" && ok=1
 result "unprivileged: VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=...%p honoured, the pid expanded, created 0600" $ok
 [ $ok = 1 ] || { echo "files: $vlog"; head -n 3 "$vlog" "$work/plain-verbs.err"; }
 
