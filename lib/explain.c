@@ -51,6 +51,13 @@ static int explained(int err)
 
 #define say(verb, ...) sv_log_write(SV_LOG_WARN, verb, __VA_ARGS__)
 
+int sv_explain_args(const char *verb, const char *what)
+{
+	if (sv_log_level >= SV_LOG_WARN)
+		say(verb, "EINVAL: NULL or foreign %s (not made by this library)", what);
+	return EINVAL;
+}
+
 /* ---- the device's attributes, queried once per context ------------------- */
 
 /* NULL when the device cannot be asked. */

@@ -38,6 +38,10 @@ SV_COLD void sv_explain_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 /* MADV_DONTFORK of the range failed (fork safety on) with err: the
  * path's one line, whatever err (at error level for the others). */
 SV_COLD void sv_explain_reg_mr_fork(void *addr, size_t length, int err);
+/* A verb called with NULL (or a context, PD or QP this library did not
+ * make) where `what` must be: "VERB: EINVAL: NULL or foreign WHAT".
+ * Returns EINVAL. */
+SV_COLD int sv_explain_args(const char *verb, const char *what);
 /* A freed context: its cached attributes go. */
 void sv_explain_forget(struct ibv_context *ctx);
 

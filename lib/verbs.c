@@ -250,6 +250,8 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	if (!valid_ctx(context) || cqe <= 0) {
 		if (context && cqe <= 0)
 			sv_err("cqe must be positive, not %d", cqe);
+		else
+			sv_explain_args("create_cq", "context");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -274,8 +276,13 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 	struct ibv_cq_ex *cq;
 	int ret;
 
-	if (!valid_ctx(ctx) || !attr || attr->cqe == 0 ||
-	    attr->cqe > INT32_MAX) {
+	if (!valid_ctx(ctx) || !attr) {
+		sv_explain_args("create_cq", "context or attr");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->cqe == 0 || attr->cqe > INT32_MAX) {
+		sv_explain_create_cq(ctx, attr->cqe, EINVAL);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -333,6 +340,7 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	struct ibv_srq *srq;
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
+		sv_explain_args("create_srq", "pd or attr");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -353,6 +361,7 @@ struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
 	struct ibv_srq *srq;
 
 	if (!valid_ctx(ctx) || !attr) {
+		sv_explain_args("create_srq", "context or attr");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -408,6 +417,7 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	struct ibv_qp *qp;
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
+		sv_explain_args("create_qp", "pd or attr");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -426,6 +436,7 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 	struct ibv_qp *qp;
 
 	if (!valid_ctx(ctx) || !attr) {
+		sv_explain_args("create_qp", "context or attr");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -478,7 +489,7 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	if (!qp || !valid_ctx(qp->context) || !attr)
-		return EINVAL;
+		return sv_explain_args("modify_qp", "qp or attr");
 	ret = ops_of(qp->context)->modify_qp(qp, attr, attr_mask);
 	if (ret) /* a tail call: no frame for it on the way that succeeds */
 		return sv_explain_modify_qp(qp, attr, attr_mask, ret);

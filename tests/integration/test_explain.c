@@ -7,7 +7,7 @@
  * one, word for word:
  *
  *   create_qp with max_inline_data over rxe's limit, max_send_wr over
- *   max_qp_wr; create_cq over max_cqe; create_srq over max_srq_wr;
+ *   max_qp_wr, without attributes; create_cq over max_cqe; create_srq over max_srq_wr;
  *   modify_qp RESET to INIT without IBV_QP_ACCESS_FLAGS; INIT to RTR on
  *   RoCE without a GRH; post_send in RESET; post_send on a full send
  *   queue; reg_mr over RLIMIT_MEMLOCK (CAP_IPC_LOCK dropped before the
@@ -185,6 +185,13 @@ START_TEST(create_srq_over_max_srq_wr)
 	snprintf(want, sizeof(want), "create_srq: max_wr %u > device max_srq_wr %d",
 		 (uint32_t)dattr.max_srq_wr + 1, dattr.max_srq_wr);
 	assert_one_warning(want);
+}
+END_TEST
+
+START_TEST(create_qp_without_attr)
+{
+	ASSERT_NULL_ERRNO(ibv_create_qp(pd, NULL), EINVAL);
+	assert_one_warning("create_qp: EINVAL: NULL or foreign pd or attr (not made by this library)");
 }
 END_TEST
 
@@ -428,6 +435,7 @@ static Suite *make_explain_suite(void)
 	tcase_add_test(tc, create_qp_send_wr_over_limit);
 	tcase_add_test(tc, create_cq_over_max_cqe);
 	tcase_add_test(tc, create_srq_over_max_srq_wr);
+	tcase_add_test(tc, create_qp_without_attr);
 	tcase_add_test(tc, modify_qp_missing_attribute);
 	tcase_add_test(tc, modify_qp_roce_without_grh);
 	tcase_add_test(tc, post_send_in_reset);
