@@ -22,6 +22,7 @@
 #   counters    after a pingpong, rxe0's hw_counters as sysfs has them
 #   json        --json parses, has the statuses of the text report in
 #               its order, the same exit status, and the rule's quotes
+#               escaped
 # Exit: 0 all as expected; 1 otherwise; 77 cannot run here.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -72,7 +73,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# doctor [ARGS...]: run it; $out (its report), $rc
+# doctor [ARGS...]: run it; $out (its report), $rc (about 10 s a run
+# under emulation: problems are provoked together where they can be)
 doctor() {
     out=$("$S" doctor "$@" 2>&1)
     rc=$?
@@ -108,6 +110,14 @@ check "doctor on the VM: exit 0, UDP 4791 not refused, rdma_cm usable" 0 \
     "^  ok    UDP 4791 \(RoCE v2\): no nftables input rule refuses it$" \
     "^  ok    /dev/infiniband/rdma_cm: read-write for root" \
     "^verdict: an RDMA program can run here"
+check "netns mode as rdma system show has it ($netns)" 0 \
+    "^  info  netns mode $netns: .*\(this is the first network namespace\)"
+if pgrep -x iwpmd > /dev/null; then
+    sv_result "iwpmd is not running in the VM" 0 "it is"
+else
+    check "$siw without iwpmd: the siw line, with systemctl start iwpmd" 0 \
+        "^  info  $siw \(siw\): iwpmd is not running, and siw does not need it: .*IW_F_NO_PORT_MAP.* \(fix: systemctl start iwpmd\)$"
+fi
 
 # ---- firewall: nft --------------------------------------------------------------
 nft add table inet svdoctor
@@ -138,68 +148,56 @@ else
     cat "$work/json.err"; diff "$work/text.st" "$work/json.st" | head; printf '%s\n' "$json" | head -n 40
 fi
 nft delete rule inet svdoctor input handle "$handle"
-doctor
-lacks "the fix applied (nft delete rule ... handle $handle): the warn is gone" "^  warn  UDP 4791"
-check "  and the ok line is back" 0 "^  ok    UDP 4791 \(RoCE v2\)"
-
 nft add chain inet svdoctor input '{ policy drop; }'
 nft add rule inet svdoctor input ct state established,related accept
 doctor
+lacks "the fix applied (nft delete rule ... handle $handle): that warn is gone" "^  warn  UDP 4791 .*: udp dport 4791 .*svdoctor test"
 check "nft input policy drop, no accept for 4791: warn with the accept rule to insert" 0 \
     "^  warn  UDP 4791 \(RoCE v2\) is refused for $rxe: nftables table inet svdoctor, chain input ends in \"policy drop\", and no rule accepts udp dport 4791$" \
     "^     fix: nft insert rule inet svdoctor input udp dport 4791 accept$"
 nft insert rule inet svdoctor input udp dport 4791 accept
-doctor
-lacks "the fix applied (nft insert rule ... accept): the warn is gone" "^  warn  UDP 4791"
-nft delete table inet svdoctor
 
 # ---- firewall: iptables (nf_tables backend, then legacy) -----------------------
 iptables -A INPUT -p udp --dport 4791 -j DROP
+iptables-legacy -A INPUT -p udp --dport 4791 -j DROP
 doctor
+lacks "the fix applied (nft insert rule ... accept): the policy warn is gone" "^  warn  UDP 4791 .*svdoctor"
+nft delete table inet svdoctor
 check "iptables-nft rule dropping 4791: warn in table ip filter, fix with iptables" 0 \
     "^  warn  UDP 4791 \(RoCE v2\) is refused for $rxe: nftables table ip filter, chain INPUT: udp dport 4791 counter packets [0-9]+ bytes [0-9]+ drop$" \
     "^     fix: iptables -I INPUT -p udp --dport 4791 -j ACCEPT$"
 iptables -D INPUT -p udp --dport 4791 -j DROP
-iptables-legacy -A INPUT -p udp --dport 4791 -j DROP
-doctor
 check "legacy iptables rule dropping 4791: warn with the rule and its -D" 0 \
     "^  warn  UDP 4791 \(RoCE v2\) is refused for $rxe: iptables-legacy chain INPUT: -A INPUT -p udp -m udp --dport 4791 -j DROP$" \
     "^     fix: iptables-legacy -D INPUT -p udp -m udp --dport 4791 -j DROP  # or"
 iptables-legacy -D INPUT -p udp --dport 4791 -j DROP
-doctor
-lacks "legacy rule removed: the warn is gone" "^  warn  UDP 4791"
 
 # ---- /dev/infiniband for an unprivileged user ------------------------------------
 nobody() { out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$S" doctor 2>&1); rc=$?; }
-nobody
-check "as nobody, modes untouched: $rxe and $siw usable, exit 0" 0 \
-    "^  ok    sysfs shows $rxe $siw; nobody can open every one's /dev/infiniband/uverbs\*$" \
-    "^  info  cannot read the nftables rules as nobody"
 chmod 600 "/dev/infiniband/$uv_rxe" /dev/infiniband/rdma_cm
 nobody
 check "uverbs and rdma_cm mode 600, as nobody: FAIL for each with chmod 666 and a udev rule, exit 1" 1 \
     "^  FAIL  $rxe \(rxe on $nd\): /dev/infiniband/$uv_rxe \(crw------- root:root\) is not read-write for nobody$" \
-    "^     fix: chmod 666 /dev/infiniband/$uv_rxe  # until reboot; for good, a udev rule: echo 'KERNEL==\"uverbs\*\", MODE=\"0666\"'" \
+    "^     fix: sudo chmod 666 /dev/infiniband/$uv_rxe  # until reboot; for good, a udev rule: echo 'KERNEL==\"uverbs\*\", MODE=\"0666\"'" \
     "^  FAIL  /dev/infiniband/rdma_cm \(crw------- root:root\) is not read-write for nobody" \
-    "^     fix: chmod 666 /dev/infiniband/rdma_cm " \
+    "^     fix: sudo chmod 666 /dev/infiniband/rdma_cm " \
     "^  info  sysfs shows $rxe $siw; nobody can open $siw; not: $rxe \(see above\)$" \
     "^verdict: an RDMA program cannot run here yet: 2 problem"
 chmod "$mode_rxe" "/dev/infiniband/$uv_rxe"
 chmod "$mode_cm" /dev/infiniband/rdma_cm
 nobody
-lacks "modes restored: no FAIL for nobody" "^  FAIL"
+check "modes restored, as nobody: $rxe and $siw usable, exit 0" 0 \
+    "^  ok    sysfs shows $rxe $siw; nobody can open every one's /dev/infiniband/uverbs\*$" \
+    "^  info  cannot read the nftables rules as nobody"
+lacks "  no FAIL" "^  FAIL"
 mv "/dev/infiniband/$uv_rxe" "/dev/infiniband/$uv_rxe.moved"
 devno=$(cat "/sys/class/infiniband_verbs/$uv_rxe/dev")
 doctor
 check "uverbs node missing (sysfs has it): FAIL with --device and mknod, exit 1" 1 \
     "^  FAIL  $rxe \(rxe on $nd\): sysfs has $uv_rxe, but /dev/infiniband/$uv_rxe does not exist" \
     "^     fix: containers: --device /dev/infiniband/$uv_rxe .*mknod -m 666 /dev/infiniband/$uv_rxe c ${devno%:*} ${devno#*:}$"
+lacks "legacy rule removed: the warn is gone" "^  warn  UDP 4791"
 mv "/dev/infiniband/$uv_rxe.moved" "/dev/infiniband/$uv_rxe"
-
-# ---- netns mode ------------------------------------------------------------------
-doctor
-check "netns mode as rdma system show has it ($netns)" 0 \
-    "^  info  netns mode $netns: .*\(this is the first network namespace\)"
 
 # ---- processes holding uverbs files, their mappings ----------------------------------
 env LD_LIBRARY_PATH="$libdir" /usr/bin/python3 "$holder_py" "$rxe" 500 > "$work/holder" 2>&1 &
@@ -229,39 +227,23 @@ else
     check "vm.max_map_count $limit, under what the holder's registrations need: warn with sysctl -w" 0 \
         "^  warn  pid $hpid \(python3\): $vmas memory mappings of vm.max_map_count $limit, $dc of them DONTFORK .*: near the limit" \
         "^     fix: sysctl -w vm.max_map_count=262144  # permanently"
-    text=$out text_rc=$rc
-    doctor --json
-    if printf '%s' "$out" | /usr/bin/python3 -c '
-import json, sys
-for c in json.load(sys.stdin)["checks"]:
-    print(c["status"])' > "$work/json.st" &&
-       printf '%s\n' "$text" | statuses | cmp -s - "$work/json.st" &&
-       [ "$rc" = "$text_rc" ]; then
-        sv_result "--json with holders and the map-count warn: the text report's $(wc -l < "$work/json.st") statuses, exit $rc" 1
-    else
-        sv_result "--json with holders" 0 "exit $rc (text $text_rc)"
-    fi
     sysctl -q -w vm.max_map_count="$mmc"
-    doctor
-    lacks "vm.max_map_count restored ($mmc): the warn is gone" "^  warn  pid $hpid"
 fi
 kill "$hpid" "$spid" 2> /dev/null
 wait "$hpid" "$spid" 2> /dev/null
-doctor
-lacks "holders gone: not listed" "^  info  pid ($hpid|$spid) "
 
 # ---- GID tables ------------------------------------------------------------------
 # want_gid_lines: what sysfs says of every non-zero entry of rxe0 port 1,
 # and the first RoCE v2 IPv4 / global IPv6 index
 gid_facts() {
-    local f g raw ty
+    local e g raw ty ndev p=$sysdev/$rxe/ports/1
     v4='' v6=''
-    for f in "$sysdev/$rxe/ports/1/gids/"*; do
-        raw=$(cat "$f")
-        [ "$raw" = 0000:0000:0000:0000:0000:0000:0000:0000 ] && continue
-        g=${f##*/}
-        ty=$(cat "$sysdev/$rxe/ports/1/gid_attrs/types/$g")
-        echo "$g $ty|$(cat "$sysdev/$rxe/ports/1/gid_attrs/ndevs/$g")|$raw"
+    # one grep for the table (a process per entry takes minutes here)
+    for e in $(grep -H -v '^0000:0000:0000:0000:0000:0000:0000:0000$' "$p"/gids/* | sed 's|^.*/gids/||'); do
+        g=${e%%:*} raw=${e#*:}
+        read -r ty < "$p/gid_attrs/types/$g"
+        read -r ndev < "$p/gid_attrs/ndevs/$g"
+        echo "$g $ty|$ndev|$raw"
         [ "$ty" = "RoCE v2" ] || continue
         case $raw in
             0000:0000:0000:0000:0000:ffff:*) [ -n "$v4" ] || v4=$g ;;
@@ -272,6 +254,7 @@ gid_facts() {
 }
 gid_facts
 doctor
+lacks "holders gone: not listed" "^  info  pid ($hpid|$spid) "
 ok=1
 while read -r g rest; do
     ty=${rest%%|*} ndev=${rest#*|}; ndev=${ndev%%|*} raw=${rest##*|}
@@ -288,6 +271,13 @@ sv_result "GID table of $rxe: $(wc -l < "$work/gids") entries with the type, net
 [ $ok = 1 ] || printf '%s\n' "$out" | grep 'GID' | sed 's/^/    /'
 check "RoCE v2 over IPv4 on $rxe: GID index $v4, with -g, -x and NCCL_IB_GID_INDEX" 0 \
     "^  info    RoCE v2 over IPv4 on $rxe: GID index $v4 \(e.g. ibv_rc_pingpong -d $rxe -g $v4, ib_write_bw -d $rxe -x $v4, NCCL_IB_GID_INDEX=$v4\)$"
+# traffic for the counters below: a pingpong on rxe0 (Debian's, both ends)
+timeout 120 ibv_rc_pingpong -d "$rxe" -g "$v4" -n 5 > "$work/pp.srv" 2>&1 &
+ppid=$!
+pids+=("$ppid")
+sv_wait_port 18515 "$ppid"
+timeout 120 ibv_rc_pingpong -d "$rxe" -g "$v4" -n 5 localhost > "$work/pp.cli" 2>&1
+wait "$ppid"
 ip addr add 2001:db8:4791::1/64 dev "$nd" nodad
 # the kernel adds the GIDs of a new address asynchronously
 for _ in $(seq 100); do
@@ -303,24 +293,8 @@ else
         "^  info  $rxe port 1 GID index $v6: RoCE v2, $nd, IPv6 2001:db8:4791::1$" \
         "^  info    RoCE v2 over IPv6 on $rxe: GID index $v6 \(e.g. ib_write_bw -d $rxe -x $v6, NCCL_IB_GID_INDEX=$v6\)$"
 fi
-ip addr del 2001:db8:4791::1/64 dev "$nd"
 
-# ---- iwpmd ---------------------------------------------------------------------
-if pgrep -x iwpmd > /dev/null; then
-    sv_result "iwpmd is not running in the VM" 0 "it is"
-else
-    check "$siw without iwpmd: the siw line, with systemctl start iwpmd" 0 \
-        "^  info  $siw \(siw\): iwpmd is not running, and siw does not need it: .*IW_F_NO_PORT_MAP.* \(fix: systemctl start iwpmd\)$"
-fi
-
-# ---- hw_counters ------------------------------------------------------------------
-ibv_rc_pingpong -d "$rxe" -g "$v4" -n 5 > "$work/pp.srv" 2>&1 &
-ppid=$!
-pids+=("$ppid")
-for _ in $(seq 100); do ss -Hltn 'sport = :18515' | grep -q . && break; sleep 0.1; done
-timeout 60 ibv_rc_pingpong -d "$rxe" -g "$v4" -n 5 localhost > "$work/pp.cli" 2>&1
-wait "$ppid"
-doctor
+# ---- hw_counters, in the same report ---------------------------------------------
 line=$(printf '%s\n' "$out" | grep "^  info  $rxe port 1 counters: ")
 zeros=", ${line##*(0: }"
 zeros=${zeros%)},
@@ -344,5 +318,7 @@ sent=$(cat "$sysdev/$rxe/ports/1/hw_counters/sent_pkts")
 [ "$sent" -gt 0 ] || ok=0
 sv_result "after a pingpong, $rxe's hw_counters as sysfs has them ($seen counters, sent_pkts=$sent)" $ok
 [ $ok = 1 ] || echo "    $line"
+
+ip addr del 2001:db8:4791::1/64 dev "$nd"
 
 sv_finish
