@@ -12,7 +12,7 @@
 #               a missing uverbs node: FAIL with mknod; which devices
 #               nobody can open
 #   netns       the mode rdma system show reports
-#   processes   a process holding rxe0 with 500 DONTFORK ranges and one
+#   processes   a process holding rxe0 with 300 DONTFORK ranges and one
 #               holding siw0's uverbs file: listed; their mappings against
 #               vm.max_map_count, lowered near the count: warn with sysctl
 #   gids        every entry's type, netdev and address as sysfs has them;
@@ -200,7 +200,7 @@ lacks "legacy rule removed: the warn is gone" "^  warn  UDP 4791"
 mv "/dev/infiniband/$uv_rxe.moved" "/dev/infiniband/$uv_rxe"
 
 # ---- processes holding uverbs files, their mappings ----------------------------------
-env LD_LIBRARY_PATH="$libdir" /usr/bin/python3 "$holder_py" "$rxe" 500 > "$work/holder" 2>&1 &
+env LD_LIBRARY_PATH="$libdir" /usr/bin/python3 "$holder_py" "$rxe" 300 > "$work/holder" 2>&1 &
 hpid=$!
 pids+=("$hpid")
 bash -c "exec 3<> /dev/infiniband/$uv_siw; exec sleep 600" &
@@ -211,7 +211,7 @@ for _ in $(seq 600); do
     sleep 0.1
 done
 if ! grep -q '^ready$' "$work/holder"; then
-    sv_result "the holder registered 500 ranges" 0 "$(cat "$work/holder")"
+    sv_result "the holder registered 300 ranges" 0 "$(cat "$work/holder")"
 else
     vmas=$(wc -l < "/proc/$hpid/maps")
     dc=$(grep -cE '^VmFlags:.* dc( |$)' "/proc/$hpid/smaps")
@@ -220,7 +220,7 @@ else
         "^  info  pid $hpid \(python3\) holds $rxe \($uv_rxe\): until it exits, rdma link delete $rxe waits and modprobe -r rdma_rxe fails \(fix: kill $hpid\)$" \
         "^  info  pid $spid \(sleep\) holds $siw \($uv_siw\): until it exits, rdma link delete $siw waits and modprobe -r siw fails \(fix: kill $spid\)$" \
         "^  info  pid $hpid \(python3\): $vmas memory mappings of vm.max_map_count $mmc, $dc of them DONTFORK .*; as many registrations again need ~$((vmas + 2 * dc))$"
-    [ "$dc" -ge 500 ] || sv_result "the holder has 500 DONTFORK ranges" 0 "$dc"
+    [ "$dc" -ge 300 ] || sv_result "the holder has 300 DONTFORK ranges" 0 "$dc"
     limit=$((vmas + 2 * dc - 10))
     sysctl -q -w vm.max_map_count=$limit
     doctor
