@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "probe.h"
 
 static inline struct sv_context_ops *ops_of(struct ibv_context *ctx)
 {
@@ -197,20 +198,20 @@ SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	struct ibv_pd *pd;
 
 	if (!valid_ctx(context)) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_alloc_pd", EINVAL);
 		return NULL;
 	}
 	pd = ops_of(context)->alloc_pd(context);
 	if (pd)
 		pd->context = context;
-	return pd;
+	return pd ? pd : sv_probe_null("ibv_alloc_pd");
 }
 
 SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	if (!pd || !valid_ctx(pd->context))
-		return EINVAL;
-	return ops_of(pd->context)->dealloc_pd(pd);
+		return SV_PROBE_ERR("ibv_dealloc_pd", EINVAL);
+	return sv_probe_ret("ibv_dealloc_pd", ops_of(pd->context)->dealloc_pd(pd));
 }
 
 /* ---- completion queues -------------------------------------------------- */
@@ -250,17 +251,17 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	if (!valid_ctx(context) || cqe <= 0) {
 		if (context && cqe <= 0)
 			sv_err("cqe must be positive, not %d", cqe);
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_cq", EINVAL);
 		return NULL;
 	}
 	ret = check_channel(context, channel, comp_vector);
 	if (ret) {
-		errno = ret;
+		errno = SV_PROBE_ERR("ibv_create_cq", ret);
 		return NULL;
 	}
 	cq = ops_of(context)->create_cq(context, cqe, channel, comp_vector);
 	if (!cq)
-		return NULL;
+		return sv_probe_null("ibv_create_cq");
 	cq->cq_context = cq_context;
 	channel_ref(channel, 1);
 	return cq;
@@ -274,23 +275,23 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 
 	if (!valid_ctx(ctx) || !attr || attr->cqe == 0 ||
 	    attr->cqe > INT32_MAX) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_cq_ex", EINVAL);
 		return NULL;
 	}
 	ret = check_channel(ctx, attr->channel, (int)attr->comp_vector);
 	if (ret) {
-		errno = ret;
+		errno = SV_PROBE_ERR("ibv_create_cq_ex", ret);
 		return NULL;
 	}
 	cq = ops_of(ctx)->create_cq_ex(ctx, attr);
 	if (!cq)
-		return NULL;
+		return sv_probe_null("ibv_create_cq_ex");
 	/* its polling functions live in the object: a forked child's must
 	 * refuse (lib/inherit.c) */
 	ret = sv_inherit_object_add(ctx, cq, SV_INHERIT_CQ_EX);
 	if (ret) {
 		ops_of(ctx)->destroy_cq(ibv_cq_ex_to_cq(cq));
-		errno = ret;
+		errno = SV_PROBE_ERR("ibv_create_cq_ex", ret);
 		return NULL;
 	}
 	cq->cq_context = attr->cq_context;
@@ -301,8 +302,8 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 SV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	if (!cq || !valid_ctx(cq->context) || cqe <= 0)
-		return EINVAL;
-	return ops_of(cq->context)->resize_cq(cq, cqe);
+		return SV_PROBE_ERR("ibv_resize_cq", EINVAL);
+	return sv_probe_ret("ibv_resize_cq", ops_of(cq->context)->resize_cq(cq, cqe));
 }
 
 SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
@@ -311,14 +312,14 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	int ret;
 
 	if (!cq || !valid_ctx(cq->context))
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_destroy_cq", EINVAL);
 	channel = cq->channel;
 	ret = ops_of(cq->context)->destroy_cq(cq);
 	if (!ret) {
 		channel_ref(channel, -1);
 		sv_inherit_object_del(cq);
 	}
-	return ret;
+	return sv_probe_ret("ibv_destroy_cq", ret);
 }
 
 /* ---- shared receive queues ---------------------------------------------- */
@@ -329,7 +330,7 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	struct ibv_srq *srq;
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_srq", EINVAL);
 		return NULL;
 	}
 	srq = ops_of(pd->context)->create_srq(pd, attr);
@@ -338,7 +339,7 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 		srq->srq_context = attr->srq_context;
 		srq->pd = pd;
 	}
-	return srq;
+	return srq ? srq : sv_probe_null("ibv_create_srq");
 }
 
 struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
@@ -347,7 +348,7 @@ struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
 	struct ibv_srq *srq;
 
 	if (!valid_ctx(ctx) || !attr) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_srq_ex", EINVAL);
 		return NULL;
 	}
 	srq = ops_of(ctx)->create_srq_ex(ctx, attr);
@@ -355,7 +356,7 @@ struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
 		srq->context = ctx;
 		srq->srq_context = attr->srq_context;
 	}
-	return srq;
+	return srq ? srq : sv_probe_null("ibv_create_srq_ex");
 }
 
 SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -363,8 +364,8 @@ SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 {
 	if (!srq || !valid_ctx(srq->context) || !attr ||
 	    (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
-		return EINVAL;
-	return ops_of(srq->context)->modify_srq(srq, attr, attr_mask);
+		return SV_PROBE_ERR("ibv_modify_srq", EINVAL);
+	return sv_probe_ret("ibv_modify_srq", ops_of(srq->context)->modify_srq(srq, attr, attr_mask));
 }
 
 SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
@@ -377,8 +378,8 @@ SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
 	if (!srq || !valid_ctx(srq->context))
-		return EINVAL;
-	return ops_of(srq->context)->destroy_srq(srq);
+		return SV_PROBE_ERR("ibv_destroy_srq", EINVAL);
+	return sv_probe_ret("ibv_destroy_srq", ops_of(srq->context)->destroy_srq(srq));
 }
 
 /* ---- queue pairs -------------------------------------------------------- */
@@ -389,12 +390,13 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	struct ibv_qp *qp;
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_qp", EINVAL);
 		return NULL;
 	}
 	qp = ops_of(pd->context)->create_qp(pd, attr);
-	if (qp)
-		qp->qp_context = attr->qp_context;
+	if (!qp)
+		return sv_probe_null("ibv_create_qp");
+	qp->qp_context = attr->qp_context;
 	return qp;
 }
 
@@ -404,12 +406,12 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 	struct ibv_qp *qp;
 
 	if (!valid_ctx(ctx) || !attr) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_qp_ex", EINVAL);
 		return NULL;
 	}
 	qp = ops_of(ctx)->create_qp_ex(ctx, attr);
 	if (!qp)
-		return NULL;
+		return sv_probe_null("ibv_create_qp_ex");
 	/* its ibv_wr_* functions live in the object: a forked child's must
 	 * refuse (lib/inherit.c); the comp_mask at the provider's offset */
 	if (sv_qp_comp_mask(sv_priv(ctx)->layout, qp) & SV_QP_EX) {
@@ -417,7 +419,7 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 
 		if (ret) {
 			ops_of(ctx)->destroy_qp(qp);
-			errno = ret;
+			errno = SV_PROBE_ERR("ibv_create_qp_ex", ret);
 			return NULL;
 		}
 	}
@@ -441,11 +443,11 @@ SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	if (!qp || !valid_ctx(qp->context) || !attr || !init_attr)
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_query_qp", EINVAL);
 	ret = ops_of(qp->context)->query_qp(qp, attr, attr_mask, init_attr);
 	if (!ret && (attr_mask & IBV_QP_STATE))
 		qp->state = attr->qp_state;
-	return ret;
+	return sv_probe_ret("ibv_query_qp", ret);
 }
 
 SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -454,11 +456,11 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	if (!qp || !valid_ctx(qp->context) || !attr)
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_modify_qp", EINVAL);
 	ret = ops_of(qp->context)->modify_qp(qp, attr, attr_mask);
 	if (!ret && (attr_mask & IBV_QP_STATE))
 		qp->state = attr->qp_state;
-	return ret;
+	return sv_probe_ret("ibv_modify_qp", ret);
 }
 
 SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
@@ -466,12 +468,12 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	int ex, ret;
 
 	if (!qp || !valid_ctx(qp->context))
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_destroy_qp", EINVAL);
 	ex = sv_qp_comp_mask(sv_priv(qp->context)->layout, qp) & SV_QP_EX;
 	ret = ops_of(qp->context)->destroy_qp(qp);
 	if (!ret && ex)
 		sv_inherit_object_del(qp);
-	return ret;
+	return sv_probe_ret("ibv_destroy_qp", ret);
 }
 
 SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
@@ -548,7 +550,7 @@ SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 	struct ibv_ah *ah;
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_ah", EINVAL);
 		return NULL;
 	}
 	ah = ops_of(pd->context)->create_ah(pd, attr);
@@ -556,28 +558,28 @@ SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 		ah->context = pd->context;
 		ah->pd = pd;
 	}
-	return ah;
+	return ah ? ah : sv_probe_null("ibv_create_ah");
 }
 
 SV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
 	if (!ah || !valid_ctx(ah->context))
-		return EINVAL;
-	return ops_of(ah->context)->destroy_ah(ah);
+		return SV_PROBE_ERR("ibv_destroy_ah", EINVAL);
+	return sv_probe_ret("ibv_destroy_ah", ops_of(ah->context)->destroy_ah(ah));
 }
 
 SV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
 	if (!qp || !valid_ctx(qp->context) || !gid)
-		return EINVAL;
-	return ops_of(qp->context)->attach_mcast(qp, gid, lid);
+		return SV_PROBE_ERR("ibv_attach_mcast", EINVAL);
+	return sv_probe_ret("ibv_attach_mcast", ops_of(qp->context)->attach_mcast(qp, gid, lid));
 }
 
 SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
 	if (!qp || !valid_ctx(qp->context) || !gid)
-		return EINVAL;
-	return ops_of(qp->context)->detach_mcast(qp, gid, lid);
+		return SV_PROBE_ERR("ibv_detach_mcast", EINVAL);
+	return sv_probe_ret("ibv_detach_mcast", ops_of(qp->context)->detach_mcast(qp, gid, lid));
 }
