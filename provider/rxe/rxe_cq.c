@@ -100,9 +100,9 @@ copy_cqe(const struct rxe_cq *cq, struct ibv_wc *wc,
 	const uint32_t k = cqe->wc_flags;
 
 	memcpy(wc, cqe, sizeof(*wc));
-	RXE_CQE_PROBE(cq, cqe);
 	if (__builtin_expect(k > 3, 0))
 		wc->wc_flags = rxe_wc_flags(k);
+	RXE_CQE_PROBE(cq, cqe);
 }
 
 /* The end of every poll that took n > 0 CQEs: our index, then one
@@ -231,12 +231,14 @@ static const struct ib_uverbs_wc *cur_of(struct ibv_cq_ex *cqx)
 
 static int load_cur(struct rxe_cq *cq)
 {
-	cq->cur = rxe_cq_peek(cq);
-	if (!cq->cur)
+	const struct ib_uverbs_wc *cur = rxe_cq_peek(cq);
+
+	cq->cur = cur;
+	if (!cur)
 		return ENOENT;
-	RXE_CQE_PROBE(cq, cq->cur);
-	cq->core.cq_ex.wr_id = cq->cur->wr_id;
-	cq->core.cq_ex.status = (enum ibv_wc_status)cq->cur->status;
+	cq->core.cq_ex.wr_id = cur->wr_id;
+	cq->core.cq_ex.status = (enum ibv_wc_status)cur->status;
+	RXE_CQE_PROBE(cq, cur);
 	return 0;
 }
 

@@ -386,6 +386,10 @@ post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
 	memset(&wqe->status, 0,
 	       offsetof(struct rxe_send_wqe, dma.sge) -
 		       offsetof(struct rxe_send_wqe, status));
+	/* here, where opcode and len are in registers anyway: from this
+	 * point on the WR is posted */
+	SV_PROBE(rdma_core_rxe, post_send, qp->probe.dev, qp->core.qp.qp_num,
+		 qp->probe.opname[opcode], len);
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = opcode;
 	wqe->wr.send_flags = flags;
@@ -412,8 +416,6 @@ post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
 	}
 	wqe->ssn = qp->ssn++;
 	qp->sq.prod = next;
-	SV_PROBE(rdma_core_rxe, post_send, qp->probe.dev, qp->core.qp.qp_num,
-		 qp->probe.opname[opcode], len);
 	rxe_sq_publish(qp);
 	sv_unlock(&qp->sq.lock);
 	if (bad_wr)
