@@ -117,7 +117,8 @@ port=$((port + 1))
 pingpong > "$work/server.log" 2>&1 &
 spid=$!
 sv_wait_port $port $spid
-"$tool" trace -p $spid > "$work/ptrace" 2> "$work/ptrace.err" &
+ppid_=$(pgrep -P $spid ibv_rc_pingpong) # timeout's child
+"$tool" trace -p "${ppid_:-$spid}" > "$work/ptrace" 2> "$work/ptrace.err" &
 tpid=$!
 for _ in $(seq 600); do
     grep -q "probes attached" "$work/ptrace.err" && break
