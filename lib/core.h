@@ -265,12 +265,14 @@ int sv_context_finish_open(struct verbs_context *vctx);
 /* ---- the command layer (lib/cmd.c) -------------------------------------- */
 /* How requests reach the kernel; tests replace these to record the bytes
  * and play the kernel's part. */
-extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len);
+extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len)
+	__attribute__((visibility("hidden")));
 /* Write a legacy command the caller laid out whole (header, request with
  * its response address): for the few on the hot paths. 0 or a positive
  * errno. */
 int sv_cmd_send(struct ibv_context *ctx, const void *cmd, size_t len);
-extern int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg);
+extern int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg)
+	__attribute__((visibility("hidden")));
 
 /* Legacy write command. req (req_len bytes, a multiple of 4) is the core
  * request struct; when resp_len > 0 it begins with the u64 `response`

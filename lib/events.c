@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "probe.h"
 
 static int valid_ctx(struct ibv_context *ctx)
 {
@@ -157,6 +158,8 @@ SV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 		break;
 	}
 	sv_priv(context)->ops.async_event(context, event);
+	SV_PROBE(softverbs, async_event, context->device->name,
+		 (int)event->event_type, ev.element);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 
 #include "core.h"
 #include "explain.h"
+#include "probe.h"
 
 /* The kernel's rxe takes at most RXE_MAX_INLINE_DATA inline bytes
  * (rxe_param.h: the room of RXE_MAX_SGE = 32 SGEs of 16 bytes); siw
@@ -65,17 +66,22 @@ static const struct ibv_device_attr_ex *dev_attr(struct ibv_context *ctx)
 {
 	struct verbs_ex_private *priv = sv_priv(ctx);
 	struct ibv_device_attr_ex *a, *none = NULL;
+	int saved_errno = errno; /* the verb's, which its caller returns */
 
 	a = __atomic_load_n(&priv->explain_attr, __ATOMIC_ACQUIRE);
 	if (a)
 		return a;
 	a = calloc(1, sizeof(*a));
-	if (!a)
-		return NULL;
-	if (priv->ops.query_device_ex(ctx, NULL, a, sizeof(*a))) {
-		free(a);
+	if (!a) {
+		errno = saved_errno;
 		return NULL;
 	}
+	if (priv->ops.query_device_ex(ctx, NULL, a, sizeof(*a))) {
+		free(a);
+		errno = saved_errno;
+		return NULL;
+	}
+	errno = saved_errno;
 	/* two threads failing at once: one copy stays */
 	if (!__atomic_compare_exchange_n(&priv->explain_attr, &none, a, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
@@ -442,7 +448,8 @@ static int explain_av(const char *verb, struct ibv_context *ctx, const struct ib
 	return 0;
 }
 
-int sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask, int err)
+static int explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask,
+			     int err)
 {
 	struct ibv_context *ctx = qp->context;
 	const struct ibv_device_attr_ex *a;
@@ -523,6 +530,12 @@ int sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int 
 	say(verb, "%s from %s with attr_mask %#x on QP %u", err_name(err),
 	    sv_qp_state_name(cur), (unsigned int)mask, qp->qp_num);
 	return err;
+}
+
+int sv_explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int mask, int err)
+{
+	explain_modify_qp(qp, attr, mask, err);
+	return SV_PROBE_ERR("ibv_modify_qp", err);
 }
 
 /* ---- reg_mr ------------------------------------------------------------------ */

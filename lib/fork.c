@@ -38,6 +38,7 @@
 #include "fork.h"
 #include "netlink.h"
 #include "pagesize.h"
+#include "probe.h"
 #include "range_map.h"
 
 #include <softverbs/softverbs.h>
@@ -100,6 +101,7 @@ static int env_on(const char *name)
 
 static void atfork_prepare(void)
 {
+	SV_PROBE(softverbs, fork_prepare);
 	sv_inherit_fork_prepare();
 	notes_lock();
 	range_map_fork_prepare(&fork_map);
@@ -112,6 +114,7 @@ static void atfork_parent(void)
 	range_map_fork_parent(&fork_map);
 	notes_unlock();
 	sv_inherit_fork_parent();
+	SV_PROBE(softverbs, fork_parent);
 }
 
 static void atfork_child(void)
@@ -128,6 +131,7 @@ static void atfork_child(void)
 	atomic_store_explicit(&notes_count, 0, memory_order_relaxed);
 	atomic_store(&notes.lock, 0);
 	sv_inherit_fork_child();
+	SV_PROBE(softverbs, fork_child);
 }
 
 static int copy_on_fork_reported(void)

@@ -17,7 +17,7 @@ enum sv_log_level {
 	SV_LOG_DEBUG = 4,
 };
 
-extern int sv_log_level;
+extern int sv_log_level __attribute__((visibility("hidden")));
 
 #include <stddef.h>
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "probe.h"
 
 #define SV_ACCESS_KNOWN                                                        \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
@@ -132,21 +133,39 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->length = length;
+	SV_PROBE(softverbs, reg_mr, addr, length, mr->lkey, mr->rkey, protect);
 	return mr;
+}
+
+/* reg_mr for the exported names: the failure probe, out of line. */
+static struct ibv_mr *__attribute__((noinline, cold)) reg_failed(void)
+{
+	errno = SV_PROBE_ERR("ibv_reg_mr", errno);
+	return NULL;
+}
+
+static inline struct ibv_mr *reg_mr_probed(struct ibv_pd *pd, void *addr,
+					   size_t length, uint64_t iova,
+					   unsigned int access)
+{
+	struct ibv_mr *mr = reg_mr(pd, addr, length, iova, access);
+
+	return __builtin_expect(!!mr, 1) ? mr : reg_failed();
 }
 
 SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 					  size_t length, uint64_t iova,
 					  unsigned int access)
 {
-	return reg_mr(pd, addr, length, iova, access);
+	return reg_mr_probed(pd, addr, length, iova, access);
 }
 
 #undef ibv_reg_mr
 SV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
 				    size_t length, int access)
 {
-	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+	return reg_mr_probed(pd, addr, length, (uintptr_t)addr,
+			     (unsigned int)access);
 }
 
 #undef ibv_reg_mr_iova
@@ -154,7 +173,7 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
 					 size_t length, uint64_t iova,
 					 int access)
 {
-	return reg_mr(pd, addr, length, iova, (unsigned int)access);
+	return reg_mr_probed(pd, addr, length, iova, (unsigned int)access);
 }
 
 SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
@@ -165,13 +184,14 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	int ret;
 
 	if (!mr || !valid_pd(mr->pd))
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_dereg_mr", EINVAL);
 	addr = mr->addr;
 	length = mr->length;
 	in_map = mr_in_map(mr);
 	ret = sv_priv(mr->context)->ops.dereg_mr(mr);
 	if (ret)
-		return ret;
+		return SV_PROBE_ERR("ibv_dereg_mr", ret);
+	SV_PROBE(softverbs, dereg_mr, addr, length, in_map);
 	if (!in_map)
 		return 0;
 	/* the pages are unpinned: the last registration of a page makes it

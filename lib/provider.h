@@ -602,7 +602,9 @@ int sv_cmd_doorbell_error(ssize_t n);
 #ifdef SV_PLUGIN_PROVIDER
 #define sv_doorbell_write write
 #else
-extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len);
+/* hidden: one load from the library's own data, no GOT entry */
+extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len)
+	__attribute__((visibility("hidden")));
 #define sv_doorbell_write sv_cmd_write_fn
 #endif
 /* Inline: the hot path of every rxe send is this one write(). */

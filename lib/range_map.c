@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "log.h"
+#include "probe.h"
 #include "range_map.h"
 
 #define BLK RANGE_MAP_BLOCK
@@ -624,6 +625,7 @@ static int call_advise(struct range_map *m, uintptr_t es, uintptr_t ee, int advi
 		sv_dbg("madvise(%p, %zu, %s): %s", addr, len,
 		       advice == MADV_DONTFORK ? "MADV_DONTFORK" : "MADV_DOFORK", strerror(-err));
 	}
+	SV_PROBE(softverbs, madvise, addr, len, advice, -err);
 	return err;
 }
 
@@ -962,6 +964,8 @@ int range_map_insert(struct range_map *m, uintptr_t first, uintptr_t end, unsign
 	apply(m, &w, first, end, +1, flags);
 out:
 	pthread_mutex_unlock(&m->lock);
+	SV_PROBE(softverbs, fork_range_add, first << m->unit_shift,
+		 end << m->unit_shift, err);
 	return err;
 }
 
@@ -1004,6 +1008,8 @@ int range_map_remove(struct range_map *m, uintptr_t first, uintptr_t end, int wi
 	apply(m, &w, first, end, -1, 0);
 out:
 	pthread_mutex_unlock(&m->lock);
+	SV_PROBE(softverbs, fork_range_del, first << m->unit_shift,
+		 end << m->unit_shift, err);
 	return err;
 }
 

@@ -13,6 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "core.h"
+#include "probe.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -120,30 +121,11 @@ SV_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status status)
 }
 
 /* IBVERBS_PRIVATE_34 since rdma-core 49 (declared in its verbs.h): the
- * opcode's name as rdma-core prints it. FLUSH (14) is newer than some
- * verbs.h this builds with, hence the number. */
+ * opcode's name as rdma-core prints it (the table is the probes', which
+ * pass the same names: lib/probe.c). */
 const char *sv_wr_opcode_str(enum ibv_wr_opcode opcode)
 {
-	static const char *const names[] = {
-		[IBV_WR_RDMA_WRITE] = "rdma-write",
-		[IBV_WR_RDMA_WRITE_WITH_IMM] = "rdma-write-with-imm",
-		[IBV_WR_SEND] = "send",
-		[IBV_WR_SEND_WITH_IMM] = "send-with-imm",
-		[IBV_WR_RDMA_READ] = "rdma-read",
-		[IBV_WR_ATOMIC_CMP_AND_SWP] = "atomic-cmp-and-swp",
-		[IBV_WR_ATOMIC_FETCH_AND_ADD] = "atomic-fetch-and-add",
-		[IBV_WR_LOCAL_INV] = "local-inv",
-		[IBV_WR_BIND_MW] = "bind-mw",
-		[IBV_WR_SEND_WITH_INV] = "send-with-inv",
-		[IBV_WR_TSO] = "tso",
-		[IBV_WR_DRIVER1] = "driver1",
-		[14] = "flush",
-		[IBV_WR_ATOMIC_WRITE] = "atomic-write",
-	};
-
-	if ((unsigned int)opcode >= ARRAY_SIZE(names) || !names[opcode])
-		return "unknown";
-	return names[opcode];
+	return sv_probe_opcode_name((unsigned int)opcode);
 }
 
 /* ---- link rates -------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "probe.h"
 
 static inline struct sv_context_ops *ops_of(struct ibv_context *ctx)
 {
@@ -197,20 +198,20 @@ SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	struct ibv_pd *pd;
 
 	if (!valid_ctx(context)) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_alloc_pd", EINVAL);
 		return NULL;
 	}
 	pd = ops_of(context)->alloc_pd(context);
 	if (pd)
 		pd->context = context;
-	return pd;
+	return pd ? pd : sv_probe_null("ibv_alloc_pd");
 }
 
 SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	if (!pd || !valid_ctx(pd->context))
-		return EINVAL;
-	return ops_of(pd->context)->dealloc_pd(pd);
+		return SV_PROBE_ERR("ibv_dealloc_pd", EINVAL);
+	return sv_probe_ret("ibv_dealloc_pd", ops_of(pd->context)->dealloc_pd(pd));
 }
 
 /* ---- completion queues -------------------------------------------------- */
@@ -252,18 +253,18 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 			sv_err("cqe must be positive, not %d", cqe);
 		else
 			sv_explain_args("create_cq", "context");
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_cq", EINVAL);
 		return NULL;
 	}
 	ret = check_channel(context, channel, comp_vector);
 	if (ret) {
-		errno = ret;
+		errno = SV_PROBE_ERR("ibv_create_cq", ret);
 		return NULL;
 	}
 	cq = ops_of(context)->create_cq(context, cqe, channel, comp_vector);
 	if (!cq) {
 		sv_explain_create_cq(context, (uint32_t)cqe, errno);
-		return NULL;
+		return sv_probe_null("ibv_create_cq");
 	}
 	cq->cq_context = cq_context;
 	channel_ref(channel, 1);
@@ -278,30 +279,30 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 
 	if (!valid_ctx(ctx) || !attr) {
 		sv_explain_args("create_cq", "context or attr");
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_cq_ex", EINVAL);
 		return NULL;
 	}
 	if (attr->cqe == 0 || attr->cqe > INT32_MAX) {
 		sv_explain_create_cq(ctx, attr->cqe, EINVAL);
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_cq_ex", EINVAL);
 		return NULL;
 	}
 	ret = check_channel(ctx, attr->channel, (int)attr->comp_vector);
 	if (ret) {
-		errno = ret;
+		errno = SV_PROBE_ERR("ibv_create_cq_ex", ret);
 		return NULL;
 	}
 	cq = ops_of(ctx)->create_cq_ex(ctx, attr);
 	if (!cq) {
 		sv_explain_create_cq(ctx, attr->cqe, errno);
-		return NULL;
+		return sv_probe_null("ibv_create_cq_ex");
 	}
 	/* its polling functions live in the object: a forked child's must
 	 * refuse (lib/inherit.c) */
 	ret = sv_inherit_object_add(ctx, cq, SV_INHERIT_CQ_EX);
 	if (ret) {
 		ops_of(ctx)->destroy_cq(ibv_cq_ex_to_cq(cq));
-		errno = ret;
+		errno = SV_PROBE_ERR("ibv_create_cq_ex", ret);
 		return NULL;
 	}
 	cq->cq_context = attr->cq_context;
@@ -312,8 +313,8 @@ struct ibv_cq_ex *sv_vctx_create_cq_ex(struct ibv_context *ctx,
 SV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	if (!cq || !valid_ctx(cq->context) || cqe <= 0)
-		return EINVAL;
-	return ops_of(cq->context)->resize_cq(cq, cqe);
+		return SV_PROBE_ERR("ibv_resize_cq", EINVAL);
+	return sv_probe_ret("ibv_resize_cq", ops_of(cq->context)->resize_cq(cq, cqe));
 }
 
 SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
@@ -322,14 +323,14 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	int ret;
 
 	if (!cq || !valid_ctx(cq->context))
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_destroy_cq", EINVAL);
 	channel = cq->channel;
 	ret = ops_of(cq->context)->destroy_cq(cq);
 	if (!ret) {
 		channel_ref(channel, -1);
 		sv_inherit_object_del(cq);
 	}
-	return ret;
+	return sv_probe_ret("ibv_destroy_cq", ret);
 }
 
 /* ---- shared receive queues ---------------------------------------------- */
@@ -341,13 +342,13 @@ SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
 		sv_explain_args("create_srq", "pd or attr");
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_srq", EINVAL);
 		return NULL;
 	}
 	srq = ops_of(pd->context)->create_srq(pd, attr);
 	if (!srq) {
 		sv_explain_create_srq(pd->context, &attr->attr, errno);
-		return NULL;
+		return sv_probe_null("ibv_create_srq");
 	}
 	srq->context = pd->context;
 	srq->srq_context = attr->srq_context;
@@ -362,13 +363,13 @@ struct ibv_srq *sv_vctx_create_srq_ex(struct ibv_context *ctx,
 
 	if (!valid_ctx(ctx) || !attr) {
 		sv_explain_args("create_srq", "context or attr");
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_srq_ex", EINVAL);
 		return NULL;
 	}
 	srq = ops_of(ctx)->create_srq_ex(ctx, attr);
 	if (!srq) {
 		sv_explain_create_srq(ctx, &attr->attr, errno);
-		return NULL;
+		return sv_probe_null("ibv_create_srq_ex");
 	}
 	srq->context = ctx;
 	srq->srq_context = attr->srq_context;
@@ -380,8 +381,8 @@ SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 {
 	if (!srq || !valid_ctx(srq->context) || !attr ||
 	    (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
-		return EINVAL;
-	return ops_of(srq->context)->modify_srq(srq, attr, attr_mask);
+		return SV_PROBE_ERR("ibv_modify_srq", EINVAL);
+	return sv_probe_ret("ibv_modify_srq", ops_of(srq->context)->modify_srq(srq, attr, attr_mask));
 }
 
 SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
@@ -394,8 +395,8 @@ SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
 	if (!srq || !valid_ctx(srq->context))
-		return EINVAL;
-	return ops_of(srq->context)->destroy_srq(srq);
+		return SV_PROBE_ERR("ibv_destroy_srq", EINVAL);
+	return sv_probe_ret("ibv_destroy_srq", ops_of(srq->context)->destroy_srq(srq));
 }
 
 /* ---- queue pairs -------------------------------------------------------- */
@@ -418,13 +419,13 @@ SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
 		sv_explain_args("create_qp", "pd or attr");
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_qp", EINVAL);
 		return NULL;
 	}
 	qp = ops_of(pd->context)->create_qp(pd, attr);
 	if (!qp) {
 		explain_create_qp(pd, attr, errno);
-		return NULL;
+		return sv_probe_null("ibv_create_qp");
 	}
 	qp->qp_context = attr->qp_context;
 	return qp;
@@ -437,13 +438,13 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 
 	if (!valid_ctx(ctx) || !attr) {
 		sv_explain_args("create_qp", "context or attr");
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_qp_ex", EINVAL);
 		return NULL;
 	}
 	qp = ops_of(ctx)->create_qp_ex(ctx, attr);
 	if (!qp) {
 		sv_explain_create_qp(ctx, attr, errno);
-		return NULL;
+		return sv_probe_null("ibv_create_qp_ex");
 	}
 	/* its ibv_wr_* functions live in the object: a forked child's must
 	 * refuse (lib/inherit.c); the comp_mask at the provider's offset */
@@ -452,7 +453,7 @@ struct ibv_qp *sv_vctx_create_qp_ex(struct ibv_context *ctx,
 
 		if (ret) {
 			ops_of(ctx)->destroy_qp(qp);
-			errno = ret;
+			errno = SV_PROBE_ERR("ibv_create_qp_ex", ret);
 			return NULL;
 		}
 	}
@@ -476,11 +477,11 @@ SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	if (!qp || !valid_ctx(qp->context) || !attr || !init_attr)
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_query_qp", EINVAL);
 	ret = ops_of(qp->context)->query_qp(qp, attr, attr_mask, init_attr);
 	if (!ret && (attr_mask & IBV_QP_STATE))
 		qp->state = attr->qp_state;
-	return ret;
+	return sv_probe_ret("ibv_query_qp", ret);
 }
 
 SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -489,7 +490,7 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	if (!qp || !valid_ctx(qp->context) || !attr)
-		return sv_explain_args("modify_qp", "qp or attr");
+		return SV_PROBE_ERR("ibv_modify_qp", sv_explain_args("modify_qp", "qp or attr"));
 	ret = ops_of(qp->context)->modify_qp(qp, attr, attr_mask);
 	if (ret) /* a tail call: no frame for it on the way that succeeds */
 		return sv_explain_modify_qp(qp, attr, attr_mask, ret);
@@ -503,12 +504,12 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	int ex, ret;
 
 	if (!qp || !valid_ctx(qp->context))
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_destroy_qp", EINVAL);
 	ex = sv_qp_comp_mask(sv_priv(qp->context)->layout, qp) & SV_QP_EX;
 	ret = ops_of(qp->context)->destroy_qp(qp);
 	if (!ret && ex)
 		sv_inherit_object_del(qp);
-	return ret;
+	return sv_probe_ret("ibv_destroy_qp", ret);
 }
 
 SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
@@ -585,7 +586,7 @@ SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 	struct ibv_ah *ah;
 
 	if (!pd || !valid_ctx(pd->context) || !attr) {
-		errno = EINVAL;
+		errno = SV_PROBE_ERR("ibv_create_ah", EINVAL);
 		return NULL;
 	}
 	ah = ops_of(pd->context)->create_ah(pd, attr);
@@ -593,28 +594,28 @@ SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 		ah->context = pd->context;
 		ah->pd = pd;
 	}
-	return ah;
+	return ah ? ah : sv_probe_null("ibv_create_ah");
 }
 
 SV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
 	if (!ah || !valid_ctx(ah->context))
-		return EINVAL;
-	return ops_of(ah->context)->destroy_ah(ah);
+		return SV_PROBE_ERR("ibv_destroy_ah", EINVAL);
+	return sv_probe_ret("ibv_destroy_ah", ops_of(ah->context)->destroy_ah(ah));
 }
 
 SV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
 	if (!qp || !valid_ctx(qp->context) || !gid)
-		return EINVAL;
-	return ops_of(qp->context)->attach_mcast(qp, gid, lid);
+		return SV_PROBE_ERR("ibv_attach_mcast", EINVAL);
+	return sv_probe_ret("ibv_attach_mcast", ops_of(qp->context)->attach_mcast(qp, gid, lid));
 }
 
 SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
 	if (!qp || !valid_ctx(qp->context) || !gid)
-		return EINVAL;
-	return ops_of(qp->context)->detach_mcast(qp, gid, lid);
+		return SV_PROBE_ERR("ibv_detach_mcast", EINVAL);
+	return sv_probe_ret("ibv_detach_mcast", ops_of(qp->context)->detach_mcast(qp, gid, lid));
 }

@@ -43,6 +43,7 @@ static int map_cq(struct rxe_cq *cq, struct ibv_context *ctx,
 		return EPROTO;
 	}
 	cq->cons = rxe_queue_read_cons(&cq->q);
+	cq->probe_dev = ctx->device->name;
 	sv_lock_init(&cq->lock);
 	return 0;
 }
@@ -79,13 +80,20 @@ err_free:
 	return NULL;
 }
 
+/* The poll_cq probe, for the CQE a poll takes: every argument is a
+ * field in memory. */
+#define RXE_CQE_PROBE(cq, cqe)                                                 \
+	SV_PROBE(softverbs, poll_cq, (cq)->probe_dev, (cq)->core.cq.handle,    \
+		 (cqe)->qp_num, (cqe)->wr_id, (cqe)->status, (cqe)->opcode,    \
+		 (cqe)->byte_len)
+
 /* One CQE into *wc: one 48-byte block (struct ib_uverbs_wc is laid out
  * as ibv_wc), then the flags when the kernel set more than GRH/WITH_IMM
  * (rdma-core copies the kernel's flags unchanged and so reports a
  * received invalidation as IBV_WC_IP_CSUM_OK). */
 static inline __attribute__((always_inline)) void
-copy_cqe(struct ibv_wc *wc, const struct rxe_queue_buf *buf, uint32_t cons,
-	 uint32_t log2)
+copy_cqe(const struct rxe_cq *cq, struct ibv_wc *wc,
+	 const struct rxe_queue_buf *buf, uint32_t cons, uint32_t log2)
 {
 	const struct ib_uverbs_wc *cqe =
 		(const void *)(buf->data + ((size_t)cons << log2));
@@ -94,6 +102,7 @@ copy_cqe(struct ibv_wc *wc, const struct rxe_queue_buf *buf, uint32_t cons,
 	memcpy(wc, cqe, sizeof(*wc));
 	if (__builtin_expect(k > 3, 0))
 		wc->wc_flags = rxe_wc_flags(k);
+	RXE_CQE_PROBE(cq, cqe);
 }
 
 /* The end of every poll that took n > 0 CQEs: our index, then one
@@ -118,7 +127,7 @@ poll_many(struct rxe_cq *cq, struct rxe_queue_buf *buf, struct ibv_wc *wc,
 	uint32_t cons = cq->cons;
 
 	for (uint32_t i = 0; i < n; i++) {
-		copy_cqe(&wc[i], buf, cons, log2);
+		copy_cqe(cq, &wc[i], buf, cons, log2);
 		cons = (cons + 1) & mask;
 	}
 	return poll_done(cq, buf, cons, (int)n);
@@ -138,7 +147,8 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	buf = cq->q.buf;
 	if (__builtin_expect(!buf, 0)) {
 		sv_unlock(&cq->lock);
-		return -EIO; /* lost its ring in a failed resize */
+		/* lost its ring in a failed resize */
+		return -SV_PROBE_ERR("ibv_poll_cq", EIO);
 	}
 	cons = cq->cons;
 	avail = (atomic_load_explicit((_Atomic uint32_t *)&buf->producer_index,
@@ -153,7 +163,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 				 avail < (uint32_t)num_entries ?
 					 avail :
 					 (uint32_t)num_entries);
-	copy_cqe(wc, buf, cons, cq->q.log2_elem);
+	copy_cqe(cq, wc, buf, cons, cq->q.log2_elem);
 	return poll_done(cq, buf, (cons + 1) & cq->q.mask, 1);
 }
 
@@ -221,11 +231,14 @@ static const struct ib_uverbs_wc *cur_of(struct ibv_cq_ex *cqx)
 
 static int load_cur(struct rxe_cq *cq)
 {
-	cq->cur = rxe_cq_peek(cq);
-	if (!cq->cur)
+	const struct ib_uverbs_wc *cur = rxe_cq_peek(cq);
+
+	cq->cur = cur;
+	if (!cur)
 		return ENOENT;
-	cq->core.cq_ex.wr_id = cq->cur->wr_id;
-	cq->core.cq_ex.status = (enum ibv_wc_status)cq->cur->status;
+	cq->core.cq_ex.wr_id = cur->wr_id;
+	cq->core.cq_ex.status = (enum ibv_wc_status)cur->status;
+	RXE_CQE_PROBE(cq, cur);
 	return 0;
 }
 
@@ -241,7 +254,7 @@ static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 	sv_lock(&cq->lock);
 	if (!cq->q.buf) {
 		sv_unlock(&cq->lock);
-		return EIO;
+		return SV_PROBE_ERR("ibv_start_poll", EIO);
 	}
 	ret = load_cur(cq);
 	/* ENOENT: the caller does not call end_poll */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "probe.h"
 #include "provider.h"
 #include "rxe.h"
 #include "rxe_queue.h"
@@ -28,6 +29,10 @@ struct rxe_wq {
 	uint32_t prod;           /* our producer index, private copy */
 	uint32_t max_sge;        /* what the kernel granted */
 	uint32_t max_inline;     /* send queues: inline bytes granted */
+	/* for the post_recv probe: the device's name and the QP number
+	 * (0 on an SRQ); set at create */
+	const char *probe_dev;
+	uint32_t probe_qpn;
 };
 
 struct rxe_cq {
@@ -38,6 +43,7 @@ struct rxe_cq {
 	/* ex polling: the entry between start_poll and end_poll (the lock
 	 * is held all that time); NULL when none */
 	const struct ib_uverbs_wc *cur;
+	const char *probe_dev;   /* for the poll_cq probe, set at create */
 };
 
 /* ibv_wr_* state between wr_start and wr_complete/wr_abort. */
@@ -67,6 +73,7 @@ struct rxe_qp {
 	uint32_t ud_ops;
 	struct rxe_wr_batch batch;
 	struct sv_doorbell db;   /* rung without sq.lock */
+	struct sv_probe_qp probe; /* the names the post_send probe passes */
 };
 
 struct rxe_srq {

@@ -54,12 +54,6 @@ void rxe_wq_fini(struct rxe_wq *wq)
 	rxe_queue_unmap(&wq->q);
 }
 
-static int wq_full(struct rxe_wq *wq)
-{
-	return rxe_queue_next(&wq->q, wq->prod) ==
-	       rxe_queue_kernel_cons(&wq->q);
-}
-
 /* ---- create, query, modify, destroy ---------------------------------------- */
 
 static const char *qpt_name(enum ibv_qp_type type)
@@ -127,6 +121,11 @@ static struct ibv_qp *create_qp(struct ibv_context *ctx,
 		if (ret)
 			goto err_unmap_sq;
 	}
+	sv_probe_qp_init(&qp->probe, ctx);
+	qp->rq.probe_dev = qp->probe.dev;
+	qp->rq.probe_qpn = qp->core.qp.qp_num;
+	SV_PROBE(softverbs, create_qp, qp->probe.dev, qp->core.qp.qp_num,
+		 (int)attr->qp_type);
 	return &qp->core.qp;
 
 err_unmap_sq:
@@ -226,6 +225,7 @@ int rxe_destroy_qp(struct ibv_qp *ibqp)
 	ret = sv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	SV_PROBE(softverbs, destroy_qp, qp->probe.dev, ibqp->qp_num);
 	rxe_wq_fini(&qp->rq);
 	rxe_wq_fini(&qp->sq);
 	free(qp);
@@ -237,27 +237,38 @@ int rxe_destroy_qp(struct ibv_qp *ibqp)
 int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
-	int posted = 0, ret = 0;
+	struct rxe_queue_buf *buf;
+	uint32_t prod, mask, log2, max_sge;
+	int ret = 0;
 
 	sv_lock(&wq->lock);
-	if (!wq->q.buf) {
+	/* locals, read before the acquire loads and the stores into the
+	 * ring, either of which would make the compiler read them again */
+	buf = wq->q.buf;
+	if (!buf) {
 		/* an SRQ whose ring was lost in a failed resize */
 		sv_unlock(&wq->lock);
 		*bad_wr = wr;
-		return EIO;
+		return SV_PROBE_ERR("ibv_post_recv", EIO);
 	}
+	prod = wq->prod;
+	mask = wq->q.mask;
+	log2 = wq->q.log2_elem;
+	max_sge = wq->max_sge;
 	for (; wr; wr = wr->next) {
+		const int nsge = wr->num_sge;
 		struct rxe_recv_wqe *wqe;
 		uint64_t len = 0;
 
-		if ((uint32_t)wr->num_sge > wq->max_sge ||
-		    (wr->num_sge && !wr->sg_list)) {
+		if ((uint32_t)nsge > max_sge || (nsge && !wr->sg_list)) {
 			sv_err("receive WR with %d SGEs, the queue takes %u",
-			       wr->num_sge, wq->max_sge);
+			       nsge, max_sge);
 			ret = EINVAL;
 			break;
 		}
-		if (wq_full(wq)) {
+		if (((prod + 1) & mask) ==
+		    (atomic_load_explicit((_Atomic uint32_t *)&buf->consumer_index,
+					  memory_order_acquire) & mask)) {
 			sv_dbg("receive queue full");
 			ret = ENOMEM;
 			break;
@@ -265,8 +276,8 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 		/* The kernel reads wr_id, the dma header and the SGEs
 		 * (rxe_resp.c); the slot is ours until prod is published,
 		 * so a WR found bad half-way just is not committed. */
-		wqe = rxe_queue_elem(&wq->q, wq->prod);
-		for (int i = 0; i < wr->num_sge; i++) {
+		wqe = (void *)(buf->data + ((size_t)prod << log2));
+		for (int i = 0; i < nsge; i++) {
 			memcpy(&wqe->dma.sge[i], &wr->sg_list[i],
 			       sizeof(struct rxe_sge));
 			len += wr->sg_list[i].length;
@@ -281,17 +292,23 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 		wqe->dma = (struct rxe_dma_info){
 			.length = (uint32_t)len,
 			.resid = (uint32_t)len,
-			.num_sge = (uint32_t)wr->num_sge,
+			.num_sge = (uint32_t)nsge,
 		};
-		wq->prod = rxe_queue_next(&wq->q, wq->prod);
-		posted++;
+		prod = (prod + 1) & mask;
+		SV_PROBE(softverbs, post_recv, wq->probe_dev, wq->probe_qpn,
+			 wr->wr_id, len);
 	}
-	if (posted)
-		rxe_queue_publish_prod(&wq->q, wq->prod);
+	if (prod != wq->prod) {
+		wq->prod = prod;
+		atomic_store_explicit((_Atomic uint32_t *)&buf->producer_index,
+				      prod, memory_order_release);
+	}
 	sv_unlock(&wq->lock);
-	if (ret)
+	if (ret) {
 		*bad_wr = wr;
-	return ret;
+		return SV_PROBE_ERR("ibv_post_recv", ret);
+	}
+	return 0;
 }
 
 int rxe_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -306,13 +323,13 @@ int rxe_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (ibqp->state == IBV_QPS_RESET) {
 		sv_err("QP %#x: cannot post receives in RESET", ibqp->qp_num);
 		*bad_wr = wr;
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_post_recv", EINVAL);
 	}
 	if (ibqp->srq) {
 		sv_err("QP %#x receives from an SRQ: post to the SRQ",
 		       ibqp->qp_num);
 		*bad_wr = wr;
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_post_recv", EINVAL);
 	}
 	return rxe_wq_post_recv(&qp->rq, wr, bad_wr);
 }

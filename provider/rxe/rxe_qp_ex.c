@@ -64,6 +64,8 @@ close_wqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	wqe->ssn = qp->ssn++;
 	qp->sq.prod = rxe_queue_next(&qp->sq.q, qp->sq.prod);
 	b->wqe = NULL;
+	SV_PROBE(rdma_core_rxe, post_send, qp->probe.dev, qp->core.qp.qp_num,
+		 qp->probe.opname[wqe->wr.opcode], wqe->dma.length);
 }
 
 /* Opening a WQE when it is not the batch's plain case: a WQE still
@@ -211,7 +213,7 @@ static int __attribute__((noinline)) complete_slow(struct rxe_qp *qp)
 	if (ret) {
 		rewind_batch(qp);
 		sv_unlock(&qp->sq.lock);
-		return ret;
+		return SV_PROBE_ERR("ibv_wr_complete", ret);
 	}
 	if (qp->sq.prod == b->start_prod) {
 		sv_unlock(&qp->sq.lock);
@@ -236,6 +238,8 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	prod = rxe_queue_next(&qp->sq.q, qp->sq.prod);
 	qp->sq.prod = prod;
 	b->wqe = NULL;
+	SV_PROBE(rdma_core_rxe, post_send, qp->probe.dev, qp->core.qp.qp_num,
+		 qp->probe.opname[wqe->wr.opcode], wqe->dma.length);
 	rxe_queue_publish_prod(&qp->sq.q, prod);
 	sv_unlock(&qp->sq.lock);
 	return rxe_sq_ring(qp);

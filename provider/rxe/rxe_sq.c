@@ -226,7 +226,7 @@ ring_failed(struct rxe_qp *qp, ssize_t n)
 
 	sv_err("QP %#x: doorbell failed: %s", qp->core.qp.qp_num,
 	       strerror(ret));
-	return ret;
+	return SV_PROBE_ERR("ibv_post_send", ret);
 }
 
 int rxe_sq_ring(struct rxe_qp *qp)
@@ -304,6 +304,8 @@ post_one(struct rxe_qp *qp, const struct ibv_send_wr *wr)
 			return ret;
 	}
 	rxe_sq_commit(qp, wqe);
+	SV_PROBE(rdma_core_rxe, post_send, qp->probe.dev, qp->core.qp.qp_num,
+		 qp->probe.opname[opcode], wqe->dma.length);
 	return 0;
 }
 
@@ -325,7 +327,7 @@ post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
 		sv_explain_post_state("post_send", ibqp, "needs RTS");
 		if (bad_wr)
 			*bad_wr = wr;
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_post_send", EINVAL);
 	}
 
 	sv_lock(&qp->sq.lock);
@@ -339,7 +341,7 @@ post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
 		*bad_wr = wr; /* NULL when all were posted */
 	if (qp->sq.prod == start) {
 		sv_unlock(&qp->sq.lock);
-		return ret;
+		return ret ? SV_PROBE_ERR("ibv_post_send", ret) : 0;
 	}
 	rxe_sq_publish(qp);
 	sv_unlock(&qp->sq.lock);
@@ -348,7 +350,7 @@ post_list(struct rxe_qp *qp, struct ibv_send_wr *wr,
 	if (!ret)
 		return rxe_sq_ring(qp);
 	rxe_sq_ring(qp);
-	return ret;
+	return SV_PROBE_ERR("ibv_post_send", ret);
 }
 
 /* The common case, one WR with one SGE (or inline bytes) of an opcode in
@@ -383,6 +385,10 @@ post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
 	memset(&wqe->status, 0,
 	       offsetof(struct rxe_send_wqe, dma.sge) -
 		       offsetof(struct rxe_send_wqe, status));
+	/* here, where opcode and len are in registers anyway: from this
+	 * point on the WR is posted */
+	SV_PROBE(rdma_core_rxe, post_send, qp->probe.dev, qp->core.qp.qp_num,
+		 qp->probe.opname[opcode], len);
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = opcode;
 	wqe->wr.send_flags = flags;

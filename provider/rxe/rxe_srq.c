@@ -13,8 +13,11 @@
 static int map_srq(struct rxe_srq *srq, struct ibv_context *ctx,
 		   const struct rxe_create_srq_resp *resp, uint32_t max_sge)
 {
-	return rxe_wq_init(&srq->rq, ctx->cmd_fd, &resp->mi,
-			   sizeof(struct rxe_recv_wqe), max_sge, 0);
+	int ret = rxe_wq_init(&srq->rq, ctx->cmd_fd, &resp->mi,
+			      sizeof(struct rxe_recv_wqe), max_sge, 0);
+
+	srq->rq.probe_dev = ctx->device->name; /* qpn 0: an SRQ's */
+	return ret;
 }
 
 struct ibv_srq *rxe_create_srq(struct ibv_pd *pd,

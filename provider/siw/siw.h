@@ -20,6 +20,7 @@
 
 #include <rdma/siw-abi.h>
 
+#include "probe.h"
 #include "provider.h"
 
 /* One open siw device. */
@@ -36,6 +37,10 @@ struct siw_wq {
 	uint32_t num;            /* elements, a power of two */
 	uint32_t put;            /* our producer counter, free running */
 	uint32_t max_sge;        /* what the QP/SRQ was created with */
+	/* for the post_recv probe: the device's name and the QP number
+	 * (0 on an SRQ); set at create */
+	const char *probe_dev;
+	uint32_t probe_qpn;
 };
 
 struct siw_cq {
@@ -46,6 +51,7 @@ struct siw_cq {
 	size_t map_len;
 	uint32_t num_cqe;
 	uint32_t get;               /* our consumer counter, free running */
+	const char *probe_dev;      /* for the poll_cq probe, set at create */
 };
 
 struct siw_qp {
@@ -55,6 +61,7 @@ struct siw_qp {
 	int sq_sig_all;
 	uint16_t sig_flags;         /* SIW_WQE_SIGNALLED when sq_sig_all */
 	struct sv_doorbell db;      /* built once, rung under sq.lock */
+	struct sv_probe_qp probe;   /* the names the post_send probe passes */
 };
 
 struct siw_srq {

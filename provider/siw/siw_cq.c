@@ -52,6 +52,7 @@ struct ibv_cq *siw_create_cq(struct ibv_context *ctx, int cqe,
 	}
 	cq->queue = map;
 	cq->ctrl = (struct siw_cq_ctrl *)&cq->queue[cq->num_cqe];
+	cq->probe_dev = ctx->device->name;
 	sv_lock_init(&cq->lock);
 	return &cq->core.cq;
 
@@ -138,7 +139,7 @@ int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (num_entries <= 0)
 		return 0;
 	if (!wc)
-		return -EINVAL;
+		return -SV_PROBE_ERR("ibv_poll_cq", EINVAL);
 	sv_lock(&cq->lock);
 	/* locals: the stores into wc[] could alias cq as far as the
 	 * compiler knows */
@@ -151,7 +152,11 @@ int siw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 		if (!(flags & SIW_WQE_VALID))
 			break;
-		copy_wc(&wc[n++], cqe, flags);
+		copy_wc(&wc[n], cqe, flags);
+		SV_PROBE(softverbs, poll_cq, cq->probe_dev, ibcq->handle,
+			 wc[n].qp_num, wc[n].wr_id, wc[n].status, wc[n].opcode,
+			 wc[n].byte_len);
+		n++;
 		/* the slot is the kernel's again once its flags are clear */
 		__atomic_store_n(&cqe->flags, 0, __ATOMIC_RELEASE);
 		get++;

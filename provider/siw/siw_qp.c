@@ -70,6 +70,17 @@ static int elem_busy(const uint16_t *flags)
 	return __atomic_load_n(flags, __ATOMIC_ACQUIRE) & SIW_WQE_VALID;
 }
 
+/* The bytes a receive's SGEs describe. */
+static uint64_t __attribute__((noinline))
+recv_bytes(const struct ibv_recv_wr *wr)
+{
+	uint64_t len = 0;
+
+	for (int i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len;
+}
+
 /* Inline in siw_post_recv, a call for SRQs (siw_wq_post_recv). */
 static inline __attribute__((always_inline)) int
 wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
@@ -104,11 +115,16 @@ wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 			       (size_t)wr->num_sge * sizeof(struct siw_sge));
 		__atomic_store_n(&rqe->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
 		wq->put++;
+		SV_PROBE(softverbs, post_recv, wq->probe_dev, wq->probe_qpn,
+			 rqe->id,
+			 wr->num_sge == 1 ? wr->sg_list->length : recv_bytes(wr));
 	}
 	sv_unlock(&wq->lock);
-	if (ret)
+	if (ret) {
 		*bad_wr = wr;
-	return ret;
+		return SV_PROBE_ERR("ibv_post_recv", ret);
+	}
+	return 0;
 }
 
 int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
@@ -167,6 +183,11 @@ struct ibv_qp *siw_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->sig_flags = attr->sq_sig_all ? SIW_WQE_SIGNALLED : 0;
 	sv_cmd_doorbell_init(&qp->db, &qp->core.qp);
+	sv_probe_qp_init(&qp->probe, pd->context);
+	qp->rq.probe_dev = qp->probe.dev;
+	qp->rq.probe_qpn = qp->core.qp.qp_num;
+	SV_PROBE(softverbs, create_qp, qp->probe.dev, qp->core.qp.qp_num,
+		 (int)attr->qp_type);
 	attr->cap = ex.cap;
 	return &qp->core.qp;
 
@@ -188,6 +209,7 @@ int siw_destroy_qp(struct ibv_qp *ibqp)
 	ret = sv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	SV_PROBE(softverbs, destroy_qp, qp->probe.dev, ibqp->qp_num);
 	siw_wq_unmap(&qp->rq);
 	siw_wq_unmap(&qp->sq);
 	free(qp);
@@ -342,6 +364,16 @@ static void fill_sqe(struct siw_sqe *sqe, const struct ibv_send_wr *wr,
 
 /* Take back the SQEs [from, to) siw has not picked up: the doorbell failed
  * (the QP is not connected), so the post must leave nothing behind. */
+/* The bytes a WR's SGEs (or inline buffers) describe. */
+static uint64_t wr_bytes(const struct ibv_send_wr *wr)
+{
+	uint64_t len = 0;
+
+	for (int i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len;
+}
+
 static void sq_retract(struct siw_qp *qp, uint32_t from, uint32_t to)
 {
 	for (uint32_t n = from; n != to; n++) {
@@ -381,6 +413,8 @@ post_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 		fill_sqe(sqe, wr, opcode, qp->sq_sig_all);
 		qp->sq.put++;
+		SV_PROBE(rdma_core_siw, post_send, qp->probe.dev, ibqp->qp_num,
+			 qp->probe.opname[wr->opcode], wr_bytes(wr));
 	}
 	if (qp->sq.put != start) {
 		uint32_t posted = qp->sq.put - start;
@@ -405,9 +439,11 @@ post_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 	}
 	sv_unlock(&qp->sq.lock);
-	if (ret)
+	if (ret) {
 		*bad_wr = wr;
-	return ret;
+		return SV_PROBE_ERR("ibv_post_send", ret);
+	}
+	return 0;
 }
 
 _Static_assert(IBV_SEND_SIGNALED << 1 == SIW_WQE_SIGNALLED &&
@@ -475,6 +511,8 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	/* VALID last: from here on the element is siw's */
 	__atomic_store_n(&sqe->flags, sqe_flags(qp, sf), __ATOMIC_RELEASE);
 	qp->sq.put = put + 1;
+	SV_PROBE(rdma_core_siw, post_send, qp->probe.dev, ibqp->qp_num,
+		 qp->probe.opname[wr->opcode], sg->length);
 	/* as in post_list: ring only when siw's transmitter is idle */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (qp->sq.num == 1 || !elem_busy(&sq_elem(&qp->sq, put - 1)->flags)) {
@@ -484,6 +522,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			       ibqp->qp_num, strerror(ret));
 			sq_retract(qp, put, put + 1);
 			*bad_wr = wr;
+			ret = SV_PROBE_ERR("ibv_post_send", ret);
 		}
 	}
 	sv_unlock(&qp->sq.lock);
@@ -499,7 +538,7 @@ int siw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		sv_err("QP %#x has no receive queue (it uses an SRQ, or max_recv_wr was 0)",
 		       ibqp->qp_num);
 		*bad_wr = wr;
-		return EINVAL;
+		return SV_PROBE_ERR("ibv_post_recv", EINVAL);
 	}
 	return wq_post_recv(&qp->rq, wr, bad_wr);
 }

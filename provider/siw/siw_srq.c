@@ -32,6 +32,7 @@ struct ibv_srq *siw_create_srq(struct ibv_pd *pd,
 			 attr->attr.max_sge);
 	if (ret)
 		goto err_destroy;
+	srq->rq.probe_dev = pd->context->device->name; /* qpn 0: an SRQ's */
 	return &srq->core.srq;
 
 err_destroy:
