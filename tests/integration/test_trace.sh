@@ -128,8 +128,12 @@ spid=$!
 if ! sv_wait_port $port $spid; then
     sv_result "the pingpong server listens" 0 "$(tail -n 3 "$work/server.log")"
 else
-    ppid_=$(pgrep -P $spid ibv_rc_pingpong) # timeout's child
-    "$tool" trace -p "${ppid_:-$spid}" > "$work/ptrace" 2> "$work/ptrace.err" &
+    # the pingpong itself: a child of timeout, a child of the subshell
+    pp=$spid
+    while [ -n "$pp" ] && [ "$(cat "/proc/$pp/comm" 2> /dev/null)" != ibv_rc_pingpong ]; do
+        pp=$(pgrep -P "$pp" | head -n 1)
+    done
+    "$tool" trace -p "${pp:-$spid}" > "$work/ptrace" 2> "$work/ptrace.err" &
     tpid=$!
     # until the tool says the probes are attached (or gives up)
     for _ in $(seq $((5 * tmo))); do
