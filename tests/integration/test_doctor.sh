@@ -24,6 +24,9 @@
 #               its order, the same exit status, and the rule's quotes
 #               escaped
 # Exit: 0 all as expected; 1 otherwise; 77 cannot run here.
+# About 300 s in the emulated VM (a doctor run is 10-18 s there), twice
+# that on a loaded machine:
+# run-suite timeout: 1200
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_doctor "$@"
