@@ -156,28 +156,6 @@ void sv_explain_create_srq(struct ibv_context *ctx, const struct ibv_srq_attr *a
 
 /* ---- create_qp ------------------------------------------------------------- */
 
-static const char *qp_type_name(enum ibv_qp_type t)
-{
-	switch (t) {
-	case IBV_QPT_RC:
-		return "RC";
-	case IBV_QPT_UC:
-		return "UC";
-	case IBV_QPT_UD:
-		return "UD";
-	case IBV_QPT_RAW_PACKET:
-		return "RAW_PACKET";
-	case IBV_QPT_XRC_SEND:
-		return "XRC_SEND";
-	case IBV_QPT_XRC_RECV:
-		return "XRC_RECV";
-	case IBV_QPT_DRIVER:
-		return "DRIVER";
-	default:
-		return "?";
-	}
-}
-
 void sv_explain_create_qp(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *attr,
 			  int err)
 {
@@ -220,11 +198,11 @@ void sv_explain_create_qp(struct ibv_context *ctx, const struct ibv_qp_init_attr
 	}
 	if (!attr->send_cq || (!attr->recv_cq && attr->qp_type != IBV_QPT_XRC_SEND)) {
 		say("create_qp", "%s: a %s QP needs send_cq and recv_cq", err_name(err),
-		    qp_type_name(attr->qp_type));
+		    sv_qp_type_name(attr->qp_type));
 		return;
 	}
 	say("create_qp", "%s for a %s QP: max_send_wr %u, max_recv_wr %u, max_send_sge %u, max_recv_sge %u, max_inline_data %u, comp_mask %#x%s",
-	    err_name(err), qp_type_name(attr->qp_type), c->max_send_wr, c->max_recv_wr,
+	    err_name(err), sv_qp_type_name(attr->qp_type), c->max_send_wr, c->max_recv_wr,
 	    c->max_send_sge, c->max_recv_sge, c->max_inline_data, attr->comp_mask,
 	    err == EOPNOTSUPP ? " (not supported by this device's provider)" : "");
 }
@@ -399,14 +377,14 @@ static int explain_mask(const char *verb, const char *to, struct ibv_qp *qp, int
 	missing = t->req[ti] & ~mask;
 	if (missing) {
 		say(verb, "attr_mask lacks %s (required for %s from %s)",
-		    mask_list(list, sizeof(list), missing), qp_type_name(qp->qp_type),
+		    mask_list(list, sizeof(list), missing), sv_qp_type_name(qp->qp_type),
 		    sv_qp_state_name(cur));
 		return 1;
 	}
 	extra = mask & ~(t->req[ti] | t->opt[ti] | IBV_QP_STATE);
 	if (extra) {
 		say(verb, "attr_mask has %s, which %s from %s does not take",
-		    mask_list(list, sizeof(list), extra), qp_type_name(qp->qp_type),
+		    mask_list(list, sizeof(list), extra), sv_qp_type_name(qp->qp_type),
 		    sv_qp_state_name(cur));
 		return 1;
 	}

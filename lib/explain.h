@@ -51,7 +51,8 @@ SV_COLD void sv_explain_post_state(const char *verb, const struct ibv_qp *qp,
 				   const char *needs);
 /* post_send found the send queue full: max_send_wr its capacity. */
 SV_COLD void sv_explain_send_full(const struct ibv_qp *qp, uint32_t max_send_wr);
-/* The names of a QP state and an MTU ("RTS", "1024"). */
+/* The names of a QP state and a QP type ("RTS", "RC"). */
 const char *sv_qp_state_name(int state);
+const char *sv_qp_type_name(enum ibv_qp_type t);
 
 #endif

@@ -16,6 +16,28 @@ const char *sv_qp_state_name(int state)
 		       "UNKNOWN";
 }
 
+const char *sv_qp_type_name(enum ibv_qp_type t)
+{
+	switch (t) {
+	case IBV_QPT_RC:
+		return "RC";
+	case IBV_QPT_UC:
+		return "UC";
+	case IBV_QPT_UD:
+		return "UD";
+	case IBV_QPT_RAW_PACKET:
+		return "RAW_PACKET";
+	case IBV_QPT_XRC_SEND:
+		return "XRC_SEND";
+	case IBV_QPT_XRC_RECV:
+		return "XRC_RECV";
+	case IBV_QPT_DRIVER:
+		return "DRIVER";
+	default:
+		return "?";
+	}
+}
+
 void sv_explain_post_state(const char *verb, const struct ibv_qp *qp, const char *needs)
 {
 	if (sv_log_level < SV_LOG_WARN)

@@ -56,20 +56,6 @@ void rxe_wq_fini(struct rxe_wq *wq)
 
 /* ---- create, query, modify, destroy ---------------------------------------- */
 
-static const char *qpt_name(enum ibv_qp_type type)
-{
-	switch (type) {
-	case IBV_QPT_RC:
-		return "RC";
-	case IBV_QPT_UC:
-		return "UC";
-	case IBV_QPT_UD:
-		return "UD";
-	default:
-		return "?";
-	}
-}
-
 static struct ibv_qp *create_qp(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
@@ -180,7 +166,7 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 			 * the QP would take the WR and fail it at run time) */
 			sv_err("send_ops_flags %#llx: a %s QP on this kernel's rxe supports %#llx%s",
 			       (unsigned long long)ops,
-			       qpt_name(attr->qp_type), (unsigned long long)sup,
+			       sv_qp_type_name(attr->qp_type), (unsigned long long)sup,
 			       attr->qp_type == IBV_QPT_RC &&
 					       (ops & (IBV_QP_EX_WITH_ATOMIC_WRITE | SV_QP_EX_WITH_FLUSH)) &&
 					       !(caps & RXE_CAP_ATOMIC_WRITE) ?
