@@ -319,35 +319,24 @@ vm_unpack_bzimage() {
 
 # ---- building modules out of tree (build-siw, build-pvrdma) ---------------
 # vm_kernel_headers: sets VM_HDR (the folder to run make -C in, M=...) and
-# VM_KMAKE (an array of make arguments) for VM_KVER. A kernel of the host's
-# suites gets linux-headers-<kver> installed with apt-get (needs root). One
-# of another suite cannot: its linux-kbuild binaries need that suite's C
-# library and its headers name that suite's compiler (sid's 7.x: gcc-16,
-# glibc >= 2.38). Its linux-headers-<kver>, -common and linux-kbuild are
-# unpacked into $VM_CACHE/headers/<kver>/ instead; the kbuild programs the
-# host cannot load run through that suite's own dynamic loader and C library
-# (libc6, libelf1t64, zlib1g, libzstd1 unpacked beside them), the compiler
-# is the host's gcc, and compiler features the kernel's gcc has and the
-# host's lacks are turned off on the command line (-fmin-function-alignment
-# falls back to -falign-functions); BTF of modules is skipped (no pahole).
+# VM_KMAKE (an array of make arguments) for VM_KVER. Nothing is installed
+# on the host: linux-headers-<kver>, its -common and linux-kbuild are
+# downloaded and unpacked into $VM_CACHE/headers/<kver>/ (the headers of
+# Debian's newer kernels depend on their linux-image: an apt-get install
+# would put a kernel and a boot entry on the host). A kernel of another
+# suite than the host's needs more: its linux-kbuild binaries need that
+# suite's C library and its headers name that suite's compiler (sid's 7.x:
+# gcc-16, glibc >= 2.38). The kbuild programs the host cannot load run
+# through that suite's own dynamic loader and C library (libc6, libelf1t64,
+# zlib1g, libzstd1 unpacked beside them), the compiler is the host's gcc,
+# and compiler features the kernel's gcc has and the host's lacks are
+# turned off on the command line (-fmin-function-alignment falls back to
+# -falign-functions); BTF of modules is skipped (no pahole).
 # Returns 1 with a message on failure.
 vm_kernel_headers() {
     local s h root k f pkgs deps ver t0
     s=$(vm_kernel_info suite)
     VM_KMAKE=()
-    if [ "$s" = host ]; then
-        VM_HDR=/usr/src/linux-headers-$VM_KVER
-        [ -e "$VM_HDR/Makefile" ] && return 0
-        if [ "$(id -u)" != 0 ]; then
-            vm_msg "missing linux-headers-$VM_KVER (as root: apt-get install linux-headers-$VM_KVER)"
-            return 1
-        fi
-        vm_msg "installing linux-headers-$VM_KVER"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-            "linux-headers-$VM_KVER" > /dev/null ||
-            { vm_msg "apt-get install linux-headers-$VM_KVER failed"; return 1; }
-        return 0
-    fi
     h=$VM_CACHE/headers/$VM_KVER root=$VM_CACHE/headers/$VM_KVER/root
     VM_HDR=$root/usr/src/linux-headers-$VM_KVER
     if [ ! -e "$h/ready" ]; then
@@ -358,9 +347,11 @@ vm_kernel_headers() {
                sed -n 's/^ *Depends: \(linux-\(headers\|kbuild\)-[^ ]*\)$/\1/p')
         pkgs=("linux-headers-$VM_KVER=$ver")
         for k in $deps; do pkgs+=("$k=$ver"); done
-        vm_msg "unpacking ${pkgs[*]} ($s) and that suite's C library into $h"
+        # another suite's kbuild programs need that suite's C library
+        [ "$s" = host ] || pkgs+=(libc6 libelf1t64 zlib1g libzstd1)
+        vm_msg "unpacking ${pkgs[*]} ($s) into $h"
         rm -rf "$h/debs" "$root" "$h/rt" && mkdir -p "$h/debs" "$root" "$h/rt" || return 1
-        vm_download "$s" "$h/debs" "${pkgs[@]}" libc6 libelf1t64 zlib1g libzstd1 ||
+        vm_download "$s" "$h/debs" "${pkgs[@]}" ||
             { vm_msg "apt-get download ${pkgs[*]} ($s) failed: $(tail -n 2 "$h/debs/download.log" | tr '\n' ' ')"; return 1; }
         for f in "$h/debs/"*.deb; do
             case "${f##*/}" in
