@@ -38,6 +38,7 @@ sv_need_cmd nft nftables
 sv_need_cmd iptables iptables
 sv_need_cmd iptables-legacy iptables
 sv_need_cmd setpriv util-linux
+sv_need_cmd unshare util-linux
 sv_need_cmd rdma iproute2
 sv_need_cmd ibv_rc_pingpong ibverbs-utils
 [ -x /usr/bin/python3 ] || skip "python3 missing"
@@ -73,6 +74,7 @@ cleanup() {
     sysctl -q -w vm.max_map_count="$mmc"
     ip addr del 2001:db8:4791::1/64 dev "$nd" 2> /dev/null
     rm -rf "$work"
+    [ -n "${nobody_top:-}" ] && rmdir "$nobody_top" 2> /dev/null
 }
 trap cleanup EXIT
 
@@ -176,7 +178,22 @@ check "legacy iptables rule dropping 4791: warn with the rule and its -D" 0 \
 iptables-legacy -D INPUT -p udp --dport 4791 -j DROP
 
 # ---- /dev/infiniband for an unprivileged user ------------------------------------
-nobody() { out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$S" doctor 2>&1); rc=$?; }
+# nobody may not reach the build folder (a clone in root's home, mode
+# 700): the build folder is bound onto a folder everyone can enter, in a
+# mount namespace of that one run, and the command runs from there (with
+# that build's library and probe, as before; SOFTVERBS_LIBDIR, which
+# run-suite sets, points there too).
+nobody() {
+    local b
+    b=$(cd "$top" && pwd -P)
+    out=$(unshare -m -- sh -c 'mount --bind "$1" "$2" && cd / &&
+              exec env SOFTVERBS_LIBDIR="$2/lib/.libs" \
+                  setpriv --reuid=nobody --regid=nogroup --clear-groups "$2/tools/softverbs" doctor' \
+              sh "$b" "$nobody_top" 2>&1)
+    rc=$?
+}
+nobody_top=$(mktemp -d /tmp/test_doctor.XXXXXX) || exit 1
+chmod 755 "$nobody_top"
 chmod 600 "/dev/infiniband/$uv_rxe" /dev/infiniband/rdma_cm
 nobody
 check "uverbs and rdma_cm mode 600, as nobody: FAIL for each with chmod 666 and a udev rule, exit 1" 1 \
