@@ -53,6 +53,19 @@ static int fake_advise(void *addr, size_t len, int advice)
 
 static struct range_map map;
 
+/* Under valgrind (make check-valgrind-fork sets SOFTVERBS_TEST_SHORTEN=N)
+ * the random sequences and the threads' loops run N times shorter:
+ * valgrind looks for bad accesses, leaks and races, which every path of
+ * a shorter sequence reaches as well; the unit runs (plain, sanitized) do
+ * every step against the models. */
+static int steps(int n)
+{
+	const char *s = getenv("SOFTVERBS_TEST_SHORTEN");
+	long div = s ? strtol(s, NULL, 10) : 1;
+
+	return div > 1 && div < n ? (int)(n / div) : n;
+}
+
 static void setup(void)
 {
 	memset(model, 0, sizeof(model));
@@ -223,14 +236,15 @@ END_TEST
 START_TEST(test_random_vs_model)
 {
 	unsigned int seed = 12345 + (unsigned int)_i;
+	int nsteps = steps(6000);
 
-	for (int step = 0; step < 6000; step++) {
+	for (int step = 0; step < nsteps; step++) {
 		size_t a = (size_t)rand_r(&seed) % NPAGES;
 		size_t len = (size_t)rand_r(&seed) % 24 + 1;
 		size_t b = a + len > NPAGES ? NPAGES : a + len;
 		int op = rand_r(&seed) % 3;
 
-		if (step == 3000)
+		if (step == nsteps / 2)
 			ck_assert_int_eq(range_map_activate(&map), 0);
 		if (op == 0) {
 			ck_assert_int_eq(model_insert(a, b), 0);
@@ -667,16 +681,17 @@ START_TEST(test_bytes_random_vs_model)
 	static size_t live_a[4096], live_b[4096];
 	unsigned int seed = 777 + (unsigned int)_i;
 	size_t nlive = 0;
+	int nsteps = steps(5000), activate_at = nsteps * 3 / 10;
 
-	for (int step = 0; step < 5000; step++) {
+	for (int step = 0; step < nsteps; step++) {
 		int op = rand_r(&seed) % 8;
 		int huge_region = rand_r(&seed) % 3 == 0;
 		size_t lo = huge_region ? HSTART : 0, span = huge_region ? BUNITS - HSTART : HSTART;
 		size_t len = (size_t)rand_r(&seed) % (rand_r(&seed) % 4 ? 3 * BP : 2 * HP) + 1;
 		size_t a = lo + (size_t)rand_r(&seed) % (span - len), b = a + len;
-		int active = step >= 1500;
+		int active = step >= activate_at;
 
-		if (step == 1500)
+		if (step == activate_at)
 			ck_assert_int_eq(range_map_activate(&map), 0);
 		if (op <= 3 && nlive < 4096) {
 			/* before activation fork.c records huge ranges at their
@@ -747,8 +762,9 @@ static void *byte_worker(void *arg)
 {
 	struct thr *t = arg;
 	unsigned int seed = (unsigned int)t->id + 1;
+	int n = steps(3000);
 
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < n; i++) {
 		size_t a = (size_t)rand_r(&seed) % (HSTART - 64), b = a + (size_t)rand_r(&seed) % 60 + 1;
 
 		if (range_map_insert(&map, BBASE + a, BBASE + b, 0) ||
