@@ -339,7 +339,8 @@ vm_kernel_headers() {
     VM_KMAKE=()
     h=$VM_CACHE/headers/$VM_KVER root=$VM_CACHE/headers/$VM_KVER/root
     VM_HDR=$root/usr/src/linux-headers-$VM_KVER
-    if [ ! -e "$h/ready" ]; then
+    # (ready.2: the programs of the headers package wrapped too)
+    if [ ! -e "$h/ready.2" ]; then
         mkdir -p "$h" 2> /dev/null && [ -w "$h" ] || { vm_msg "cannot write $h"; return 1; }
         t0=$(vm_now)
         ver=$(vm_kernel_info version)
@@ -372,8 +373,10 @@ vm_kernel_headers() {
             # shellcheck disable=SC2016  # $0 and $@ are the wrapper's
             printf '#!/bin/sh\nexec %s/ld-linux-x86-64.so.2 --library-path %s "$0.suite" "$@"\n' \
                 "$ld" "$ld" > "$f" && chmod 755 "$f"
-        done < <(find "$root/usr/lib" -path '*linux-kbuild-*' -type f -perm -u+x -print0)
-        touch "$h/ready"
+        done < <(find "$root/usr/lib" -path '*linux-kbuild-*' -type f -perm -u+x -print0
+                 # (7.2's objtool is in the headers package itself)
+                 find "$root/usr/src" -type f -perm -u+x -print0)
+        touch "$h/ready.2"
         vm_msg "headers ready in $(awk -v a="$t0" -v b="$(vm_now)" 'BEGIN{printf "%.1f", b-a}') s"
     fi
     VM_KMAKE=(CC=gcc)
