@@ -61,7 +61,8 @@ static int mapped(const char *tail, char *buf, size_t len)
 		if (strstr(line, tail)) {
 			found = 1;
 			if (buf)
-				snprintf(buf, len, "%s", strrchr(line, ' ') + 1);
+				/* the path: from the first '/' (it may hold blanks) */
+				snprintf(buf, len, "%s", strchr(line, '/'));
 		}
 	}
 	fclose(f);
