@@ -177,7 +177,7 @@ void sv_rdmacore_set_dirs(const char *config, const char *providers)
  * warns about each library that does not load even when no device needs
  * it (nccl#1044, pytorch#113600). They are said, once, when a device
  * ends up with no provider (sv_rdmacore_report_failures); at debug
- * level at once too. Device registry lock held. */
+ * level at once too. Device list lock held. */
 #define MAX_LOAD_FAILURES 32
 static char *load_failures[MAX_LOAD_FAILURES];
 static size_t n_load_failures, n_load_failures_dropped;
@@ -386,7 +386,7 @@ static void load_all(void)
 	free(nl.v);
 }
 
-static int loaded; /* the device registry lock */
+static int loaded; /* the device list lock */
 
 void sv_rdmacore_reset(void)
 {
@@ -488,7 +488,7 @@ static const char *library_of(const struct verbs_device_ops *ops)
 }
 
 /* The generation of registered provider i, looked up once (device
- * registry lock held, so one lookup at a time); NULL when it is refused,
+ * list lock held, so one lookup at a time); NULL when it is refused,
  * which is said once per provider, when it first matches a device. */
 static const struct pabi_gen *generation_of(size_t i, const char *ibdev_name,
 					    struct driver *out)
