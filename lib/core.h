@@ -171,49 +171,18 @@ static inline void sv_port_attr_set_speed_ex(union sv_port_attr *a,
  * keeps its struct ibv_device across calls. Returns the count or -errno. */
 int sv_device_list(struct ibv_device ***list);
 
-/* ---- built-in providers (lib/providers.c) -------------------------------- */
+/* ---- built-in providers and the drivers (lib/providers.c) ------------ */
 /* NULL-terminated list of built-in providers. */
 extern const struct sv_provider *const sv_providers[];
 const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 					    const char *ibdev_name,
 					    unsigned int abi_version);
-
-/* ---- rdma-core's providers (the provider-ABI layer, lib/pabi/) -----------
- * The core calls the layer only through what is declared here; the layer
- * includes this header, never the other way round. */
 /* Which providers drive devices: SOFTVERBS_PROVIDERS unset or "native"
  * (built-in rxe/siw for their devices, rdma-core's libraries for the
  * rest), "rdma-core" (rdma-core's libraries for every device). */
 enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
 /* The mode, or -EINVAL (logged) for any other value. Read once. */
 int sv_provider_mode(void);
-/* Find and attach a registered rdma-core provider for a found device:
- * returns its verbs_device (ops set; s->layout set to the provider's
- * generation; the caller fills the rest) or NULL. Called with the
- * device list lock held. */
-struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
-/* Load rdma-core's provider libraries unless done before: 1 when it
- * loaded them now (so attaching is worth trying again). Device list
- * lock held. */
-int sv_rdmacore_load(void);
-/* Say the provider libraries that failed to load (kept until now: only
- * a device left without a provider makes them worth a line), once.
- * Device list lock held. */
-void sv_rdmacore_report_failures(void);
-/* Free a device object of a provider (uninit_device) or of ours. */
-void sv_rdmacore_free_device(struct verbs_device *vdev);
-/* Tests: forget the loaded state (drivers registered stay); read the
- * config and libraries from elsewhere (NULL: the configured folders). */
-void sv_rdmacore_reset(void);
-void sv_rdmacore_set_dirs(const char *config, const char *providers);
-/* The registered rdma-core providers, in registration order. */
-size_t sv_rdmacore_driver_count(void);
-const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
-/* Open a device an rdma-core provider drives (verbs_open_device without
- * private data). */
-struct ibv_context *sv_rdmacore_open(struct ibv_device *device);
-/* RDMAV_ALLOW_DISASSOC_DESTROY (lib/pabi/context.c; an exported object). */
-extern bool verbs_allow_disassociate_destroy;
 
 /* ---- contexts and ops (lib/context.c) ----------------------------------- */
 extern const struct sv_context_ops sv_default_ops;
@@ -226,9 +195,9 @@ size_t sv_ops_null_slots(const struct sv_context_ops *ops);
 /* Point the application-visible tables (ibv_context.ops and the
  * verbs_context slots) at the core state's ops and the core's wrappers. */
 void sv_context_install_ops(struct verbs_context *vctx);
-/* Open a device driven by a built-in provider. */
-struct ibv_context *sv_native_open(struct ibv_device *device,
-				   struct sv_sysfs_dev *s);
+/* The built-in providers' device hooks (opening a device one of them
+ * drives). */
+extern const struct sv_device_hooks sv_builtin_hooks;
 /* The part of opening a context both kinds of provider share, once the
  * provider made it: tables installed, an async fd if it has none.
  * 0 or a positive errno. */
@@ -320,13 +289,6 @@ int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
 		     void *req, size_t req_len, void *resp, size_t resp_len,
 		     const void *cmd, size_t cmd_size, void *presp,
 		     size_t presp_size);
-
-/* A destroy command's result as rdma-core reports it: EIO (the device is
- * gone) counts as success when verbs_allow_disassociate_destroy is set. */
-static inline int sv_destroy_result(int ret)
-{
-	return ret == EIO && verbs_allow_disassociate_destroy ? 0 : ret;
-}
 
 /* ---- device queries (lib/cmd_device.c) ---------------------------------- */
 /* Every valid GID entry of every port, at most max_entries: the count or

@@ -423,9 +423,31 @@ static void attach_pass(struct found_vec *fv)
 	}
 }
 
+/* A record of fv that no driver claimed is left in it. */
+static int unclaimed(const struct found_vec *fv)
+{
+	for (size_t j = 0; j < fv->n; j++)
+		if (fv->v[j])
+			return 1;
+	return 0;
+}
+
+/* Have every driver look for more of its providers: 1 when one looked
+ * now. list_lock held. */
+static int drivers_load(void)
+{
+	int looked = 0;
+
+	for (const struct sv_driver *const *d = sv_drivers; *d; d++)
+		if ((*d)->load && (*d)->load())
+			looked = 1;
+	return looked;
+}
+
 /* Drop from the list the devices the kernel no longer has, keep the
- * rest in place, add the new ones (the provider libraries are loaded the
- * first time a device turns up that no registered provider drives).
+ * rest in place, add the new ones (the drivers load their providers, as
+ * rdma-core loads its libraries, the first time a device turns up that
+ * no registered provider drives).
  * list_lock held. */
 static int list_update(struct found_vec *fv)
 {
@@ -464,15 +486,12 @@ static int list_update(struct found_vec *fv)
 		list_cap = list_n + fresh;
 	}
 	attach_pass(fv);
-	for (size_t j = 0; j < fv->n; j++) {
-		if (fv->v[j] && sv_rdmacore_load()) {
-			attach_pass(fv);
-			break;
-		}
-	}
-	for (size_t j = 0; j < fv->n; j++)
-		if (fv->v[j])
-			sv_rdmacore_report_failures();
+	if (unclaimed(fv) && drivers_load())
+		attach_pass(fv);
+	if (unclaimed(fv))
+		for (const struct sv_driver *const *d = sv_drivers; *d; d++)
+			if ((*d)->report_failures)
+				(*d)->report_failures();
 	for (size_t j = 0; j < fv->n; j++)
 		if (fv->v[j])
 			sv_warn("%s (%s): no provider for driver id %u with uverbs ABI %u; device skipped",

@@ -89,7 +89,7 @@ void sv_device_put(struct ibv_device *dev)
 	s = (struct sv_sysfs_dev *)vdev->sysfs;
 	sv_dbg("%s: last reference gone, device object freed", dev->name);
 	s->magic = 0;
-	sv_rdmacore_free_device(vdev);
+	s->hooks->free(vdev);
 	free(s);
 }
 
@@ -112,25 +112,31 @@ static void fill_ibv_device(struct verbs_device *vdev, struct sv_sysfs_dev *s)
 
 struct verbs_device *sv_device_attach(struct sv_sysfs_dev *s)
 {
-	struct verbs_device *vdev = NULL;
+	for (const struct sv_driver *const *d = sv_drivers; *d; d++) {
+		struct verbs_device *vdev = (*d)->claim(s);
 
-	if (sv_provider_mode() == SV_PROVIDERS_NATIVE) {
-		s->native = sv_provider_match((enum rdma_driver_id)s->sd.driver_id,
-					      s->sd.ibdev_name, s->sd.abi_ver);
-		if (s->native) {
-			vdev = calloc(1, sizeof(*vdev));
-			if (!vdev)
-				return NULL;
-			s->layout = &sv_native_layout;
-			sv_info("%s (%s): driven by softverbs' built-in %s provider",
-				s->sd.ibdev_name, s->sd.sysfs_name, s->native->name);
+		if (vdev) {
+			fill_ibv_device(vdev, s);
+			return vdev;
 		}
 	}
-	if (!vdev)
-		vdev = sv_rdmacore_attach(s);
-	if (vdev)
-		fill_ibv_device(vdev, s);
-	return vdev;
+	return NULL;
+}
+
+/* ---- opening: one path, through the driver's hook ------------------------ */
+
+struct ibv_context *sv_device_open(struct ibv_device *device,
+				   void *private_data)
+{
+	struct sv_sysfs_dev *s = sv_device_sysfs(device);
+
+	if (!s) {
+		if (device)
+			sv_err("not a device of this library's device list");
+		errno = EINVAL;
+		return NULL;
+	}
+	return s->hooks->open(device, private_data);
 }
 
 /* ---- the character device ------------------------------------------------ */

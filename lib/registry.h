@@ -11,6 +11,48 @@
 
 struct sv_obj_layout;
 struct sv_provider;
+struct sv_sysfs_dev;
+
+/* What the core asks of whoever drives a device: set in the device's
+ * record by the driver that claims it (struct sv_driver), and the only
+ * way the core reaches that driver afterwards. None of them assumes a
+ * character device: a driver that has one opens it itself. */
+struct sv_device_hooks {
+	/* A context on the device (private_data: verbs_open_device's, NULL
+	 * from ibv_open_device), finished (sv_context_finish_open) and
+	 * holding a reference to the device; or NULL with errno (logged). */
+	struct ibv_context *(*open)(struct ibv_device *device,
+				    void *private_data);
+	/* Optional: a context on cmd_fd, a command fd of the device that
+	 * another process opened (ibv_import_device), not yet finished; or
+	 * NULL with errno. NULL: the driver cannot import. */
+	struct verbs_context *(*import)(struct ibv_device *device, int cmd_fd);
+	/* Release a context open or import made, once the core has
+	 * forgotten it (ibv_close_device), and its device reference. */
+	void (*close)(struct ibv_context *ctx);
+	/* The device's last reference went: free the device object and the
+	 * driver's data (the core frees the record after). */
+	void (*free)(struct verbs_device *vdev);
+};
+
+/* A driver: who claims the devices discovery finds. The core asks them
+ * in the order of sv_drivers (lib/providers.c). */
+struct sv_driver {
+	const char *name;
+	/* A device object for a found record this driver drives, with
+	 * s->hooks and s->layout set (the core fills the ibv_device); NULL
+	 * when it does not drive it. Device list lock held. */
+	struct verbs_device *(*claim)(struct sv_sysfs_dev *s);
+	/* Optional: look for more of its providers, once (rdma-core's
+	 * libraries): 1 when it looked now, so claiming the devices left is
+	 * worth trying again. Device list lock held. */
+	int (*load)(void);
+	/* Optional: a device was left without a driver: say, once, what
+	 * failed to load. Device list lock held. */
+	void (*report_failures)(void);
+};
+/* NULL-terminated. */
+extern const struct sv_driver *const sv_drivers[];
 
 /* The core's record of one kernel device. Every listed device is a
  * struct verbs_device whose `sysfs` points here: rdma-core's providers
@@ -20,12 +62,14 @@ struct sv_sysfs_dev {
 	struct verbs_sysfs_dev sd;        /* what rdma-core providers read: first */
 	uint32_t magic;                   /* SV_DEVICE_MAGIC */
 	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN */
-	/* who drives it: a built-in provider, or (NULL) the rdma-core
-	 * provider in the verbs_device's ops */
+	/* the driver's hooks, set when it claimed the device */
+	const struct sv_device_hooks *hooks;
+	/* the built-in driver's data: which of its providers (rdma-core's
+	 * providers are the verbs_device's ops) */
 	const struct sv_provider *native;
 	/* where the core finds its members in the driving provider's
 	 * objects: &sv_native_layout, or the rdma-core provider's
-	 * generation (set by sv_rdmacore_attach) */
+	 * generation (set when the device is claimed) */
 	const struct sv_obj_layout *layout;
 	int listed;                       /* in the device list (its lock held) */
 };
@@ -37,11 +81,15 @@ void sv_device_hold(struct ibv_device *dev);
 /* Drop a reference: the last one frees the device object and its
  * record. */
 void sv_device_put(struct ibv_device *dev);
-/* A device object for a found record (its magic set), driven by a
- * built-in provider or by one of rdma-core's already registered; NULL
- * when nobody drives it (yet: the caller may load rdma-core's libraries
- * and try again). Device list lock held. */
+/* A device object for a found record (its magic set), claimed by the
+ * first driver that drives it; NULL when none does (yet: the caller may
+ * have the drivers load more providers and try again). Device list lock
+ * held. */
 struct verbs_device *sv_device_attach(struct sv_sysfs_dev *s);
+/* Open a listed device through its driver's hook: ibv_open_device and
+ * verbs_open_device. NULL with errno. */
+struct ibv_context *sv_device_open(struct ibv_device *device,
+				   void *private_data);
 
 /* Node type from the number the kernel gives (netlink, sysfs), and from
  * the text of sysfs node_type ("1: CA"); the transport a node type
