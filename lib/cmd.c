@@ -150,84 +150,141 @@ int sv_cmd_write_ex(struct ibv_context *ctx, uint32_t command, void *req,
 
 /* ---- ioctl -------------------------------------------------------------- */
 
-void sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
-		   uint16_t method_id)
+int sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
+		  uint16_t method_id, unsigned int nattrs,
+		  const struct sv_ioctl_link *link)
 {
 	memset(cmd, 0, sizeof(*cmd));
+	cmd->next_attr = cmd->hdr.attrs;
+	cmd->last_attr = cmd->hdr.attrs + nattrs + sv_ioctl_link_nattrs(link);
+	cmd->link = link;
 	cmd->hdr.object_id = object_id;
 	cmd->hdr.method_id = method_id;
+	return 0;
 }
 
-static struct ib_uverbs_attr *next_attr(struct sv_ioctl *cmd, uint16_t id)
+struct ib_uverbs_attr *sv_ioctl_attr(struct sv_ioctl *cmd, uint16_t attr_id)
 {
 	struct ib_uverbs_attr *a;
 
-	/* a programming error, not a runtime condition */
-	if (cmd->hdr.num_attrs >= SV_IOCTL_MAX_ATTRS)
+	/* commands are declared with room for what they put in: a
+	 * programming error, not a runtime condition */
+	if (cmd->next_attr >= cmd->last_attr)
 		abort();
-	a = &cmd->attrs[cmd->hdr.num_attrs++];
-	a->attr_id = id;
+	a = cmd->next_attr++;
+	memset(a, 0, sizeof(*a));
+	a->attr_id = attr_id;
 	/* mandatory: a kernel that does not know the attribute must fail
 	 * the command rather than ignore it */
 	a->flags = UVERBS_ATTR_F_MANDATORY;
 	return a;
 }
 
+static uint16_t attr_len(struct sv_ioctl *cmd, size_t len)
+{
+	if (len > UINT16_MAX) {
+		cmd->too_long = true;
+		return 0;
+	}
+	return (uint16_t)len;
+}
+
+struct ib_uverbs_attr *sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id,
+				       const void *buf, size_t len)
+{
+	struct ib_uverbs_attr *a = sv_ioctl_attr(cmd, attr_id);
+
+	a->len = attr_len(cmd, len);
+	if (len <= sizeof(a->data)) {
+		if (len)
+			memcpy(&a->data, buf, len);
+	} else {
+		a->data = (uintptr_t)buf;
+	}
+	return a;
+}
+
 void sv_ioctl_in_u64(struct sv_ioctl *cmd, uint16_t attr_id, uint64_t val)
 {
-	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
-
-	a->len = sizeof(val);
-	a->data = val;
+	sv_ioctl_in_ptr(cmd, attr_id, &val, sizeof(val));
 }
 
 void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val)
 {
-	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+	sv_ioctl_in_ptr(cmd, attr_id, &val, sizeof(val));
+}
 
-	a->len = sizeof(val);
-	a->data = val;
+void sv_ioctl_in_enum(struct sv_ioctl *cmd, uint16_t attr_id, uint8_t elem_id,
+		      const void *buf, size_t len)
+{
+	sv_ioctl_in_ptr(cmd, attr_id, buf, len)->attr_data.enum_data.elem_id =
+		elem_id;
 }
 
 void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle)
 {
-	next_attr(cmd, attr_id)->data = handle;
+	sv_ioctl_attr(cmd, attr_id)->data = handle;
 }
 
 struct ib_uverbs_attr *sv_ioctl_out_obj(struct sv_ioctl *cmd, uint16_t attr_id)
 {
-	return next_attr(cmd, attr_id);
+	return sv_ioctl_attr(cmd, attr_id);
 }
 
-void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,
-		     size_t len)
+struct ib_uverbs_attr *sv_ioctl_in_fd(struct sv_ioctl *cmd, uint16_t attr_id,
+				      int fd)
 {
-	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+	struct ib_uverbs_attr *a = sv_ioctl_attr(cmd, attr_id);
 
-	a->len = (uint16_t)len;
-	if (len <= sizeof(a->data))
-		memcpy(&a->data, buf, len);
-	else
-		a->data = (uintptr_t)buf;
+	a->data = (uint64_t)(int64_t)fd;
+	return a;
+}
+
+struct ib_uverbs_attr *sv_ioctl_out_fd(struct sv_ioctl *cmd, uint16_t attr_id)
+{
+	return sv_ioctl_attr(cmd, attr_id);
 }
 
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len)
 {
-	struct ib_uverbs_attr *a = next_attr(cmd, attr_id);
+	struct ib_uverbs_attr *a = sv_ioctl_attr(cmd, attr_id);
 
-	a->len = (uint16_t)len;
+	a->len = attr_len(cmd, len);
 	a->data = (uintptr_t)buf;
+}
+
+int sv_ioctl_send(struct ibv_context *ctx, struct ib_uverbs_ioctl_hdr *hdr,
+		  size_t num_attrs)
+{
+	struct verbs_ex_private *priv = sv_priv(ctx);
+	size_t len = sizeof(*hdr) + num_attrs * sizeof(hdr->attrs[0]);
+
+	if (len > UINT16_MAX)
+		return E2BIG;
+	hdr->length = (uint16_t)len;
+	hdr->num_attrs = (uint16_t)num_attrs;
+	hdr->reserved1 = 0;
+	hdr->reserved2 = 0;
+	/* the provider's driver id picks its namespace of attributes */
+	hdr->driver_id = priv ? priv->driver_id : RDMA_DRIVER_UNKNOWN;
+	if (sv_cmd_ioctl_fn(ctx->cmd_fd, RDMA_VERBS_IOCTL, hdr))
+		return errno ? errno : EIO;
+	return 0;
 }
 
 int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd)
 {
-	cmd->hdr.length = (uint16_t)(sizeof(cmd->hdr) +
-				     cmd->hdr.num_attrs * sizeof(cmd->attrs[0]));
-	cmd->hdr.driver_id = sv_priv(ctx)->driver_id;
-	if (sv_cmd_ioctl_fn(ctx->cmd_fd, RDMA_VERBS_IOCTL, cmd))
-		return errno ? errno : EIO;
-	return 0;
+	if (cmd->link)
+		return cmd->link->exec(ctx, cmd, cmd->link);
+	/* a length that does not fit the attribute's 16 bits */
+	if (cmd->too_long) {
+		sv_dbg("object %u method %u: attribute too long",
+		       cmd->hdr.object_id, cmd->hdr.method_id);
+		return EINVAL;
+	}
+	return sv_ioctl_send(ctx, &cmd->hdr,
+			     (size_t)(cmd->next_attr - cmd->hdr.attrs));
 }
 
 /* ---- rdma-core's command buffers ------------------------------------------ */

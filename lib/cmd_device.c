@@ -30,19 +30,19 @@ int sv_cmd_get_context(struct ibv_context *ibctx, struct sv_udata *udata)
 
 int sv_cmd_query_context(struct ibv_context *ctx)
 {
+	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT,
+			 2);
 	uint64_t core_support = 0;
 	uint32_t vectors = 0;
-	struct sv_ioctl cmd;
 	int ret;
 
 	/* Only the ioctl tells what the core supports (optional MR access
 	 * bits); kernels without it support nothing optional. */
-	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
-	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors,
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors,
 		     sizeof(vectors));
-	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
 		     &core_support, sizeof(core_support));
-	ret = sv_ioctl_exec(ctx, &cmd);
+	ret = sv_ioctl_exec(ctx, cmd);
 	if (sv_ioctl_unsupported(ret))
 		return 0;
 	if (ret)
@@ -54,14 +54,14 @@ int sv_cmd_query_context(struct ibv_context *ctx)
 int sv_cmd_query_port_speed(struct ibv_context *ctx, uint32_t port_num,
 			    uint64_t *speed)
 {
-	struct sv_ioctl cmd;
+	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE,
+			 UVERBS_METHOD_QUERY_PORT_SPEED, 2);
 	uint64_t v = 0;
 	int ret;
 
-	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT_SPEED);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num);
-	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, &v, sizeof(v));
-	ret = sv_ioctl_exec(ctx, &cmd);
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num);
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, &v, sizeof(v));
+	ret = sv_ioctl_exec(ctx, cmd);
 	if (sv_ioctl_unsupported(ret)) {
 		/* no method (a kernel before it) or no driver op (rxe, siw) */
 		sv_dbg("%s port %u: the kernel reports no effective speed (%s)",
@@ -274,20 +274,19 @@ _Static_assert(sizeof(struct sv_query_port_resp_ex) ==
 int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 		      struct ibv_port_attr *attr, size_t attr_size)
 {
+	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, 2);
 	struct sv_query_port_resp_ex resp_ex = { 0 };
 	union sv_port_attr a;
-	struct sv_ioctl cmd;
 	int ret;
 
 	if (!ctx || !attr || attr_size < SV_PORT_ATTR_SPEED_EX_OFF)
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	/* The ioctl form also reports port_cap_flags2 and active_speed_ex. */
-	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_PORT_PORT_NUM, port_num);
-	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_PORT_RESP, &resp_ex,
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_PORT_PORT_NUM, port_num);
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_PORT_RESP, &resp_ex,
 		     sizeof(resp_ex));
-	ret = sv_ioctl_exec(ctx, &cmd);
+	ret = sv_ioctl_exec(ctx, cmd);
 	if (!ret) {
 		copy_port_attr(&a.attr, &resp_ex.legacy_resp);
 		a.attr.port_cap_flags2 = resp_ex.port_cap_flags2;
@@ -313,18 +312,17 @@ int sv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 static int gid_entry_ioctl(struct ibv_context *ctx, uint32_t port_num,
 			   uint32_t index, struct ibv_gid_entry *entry)
 {
+	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE,
+			 UVERBS_METHOD_QUERY_GID_ENTRY, 4);
 	struct ib_uverbs_gid_entry kentry = { 0 };
-	struct sv_ioctl cmd;
 	int ret;
 
-	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE,
-		      UVERBS_METHOD_QUERY_GID_ENTRY);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port_num);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index);
-	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0);
-	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &kentry,
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port_num);
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index);
+	sv_ioctl_in_u32(cmd, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0);
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &kentry,
 		     sizeof(kentry));
-	ret = sv_ioctl_exec(ctx, &cmd);
+	ret = sv_ioctl_exec(ctx, cmd);
 	if (ret)
 		return ret;
 	memcpy(entry->gid.raw, kentry.gid, sizeof(entry->gid.raw));
@@ -394,9 +392,10 @@ int sv_query_gid_entry(struct ibv_context *ctx, uint32_t port_num,
 ssize_t sv_query_gid_table(struct ibv_context *ctx,
 			   struct ibv_gid_entry *entries, size_t max_entries)
 {
+	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE,
+			 UVERBS_METHOD_QUERY_GID_TABLE, 4);
 	struct ib_uverbs_gid_entry *kent;
 	uint64_t num = 0;
-	struct sv_ioctl cmd;
 	int ret;
 
 	if (max_entries > UINT16_MAX / sizeof(*kent))
@@ -404,16 +403,14 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 	kent = calloc(max_entries ? max_entries : 1, sizeof(*kent));
 	if (!kent)
 		return -ENOMEM;
-	sv_ioctl_init(&cmd, UVERBS_OBJECT_DEVICE,
-		      UVERBS_METHOD_QUERY_GID_TABLE);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE,
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE,
 			sizeof(*kent));
-	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0);
-	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, kent,
+	sv_ioctl_in_u32(cmd, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0);
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, kent,
 		     max_entries * sizeof(*kent));
-	sv_ioctl_out(&cmd, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, &num,
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, &num,
 		     sizeof(num));
-	ret = sv_ioctl_exec(ctx, &cmd);
+	ret = sv_ioctl_exec(ctx, cmd);
 	if (!ret) {
 		if (num > max_entries)
 			num = max_entries;

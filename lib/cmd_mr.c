@@ -99,43 +99,45 @@ int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		     uint32_t flags, const struct ibv_sge *sg_list,
 		     uint32_t num_sge)
 {
-	struct sv_ioctl cmd;
+	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4);
 
-	sv_ioctl_init(&cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR);
-	sv_ioctl_in_obj(&cmd, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_ADVISE_MR_ADVICE, (uint64_t)advice);
-	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_ADVISE_MR_FLAGS, flags);
+	sv_ioctl_in_obj(cmd, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_ADVISE_MR_ADVICE, (uint64_t)advice);
+	sv_ioctl_in_u32(cmd, UVERBS_ATTR_ADVISE_MR_FLAGS, flags);
 	/* struct ibv_sge is the kernel's struct ib_uverbs_sge */
-	sv_ioctl_in_ptr(&cmd, UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list,
-			(size_t)num_sge * sizeof(*sg_list));
-	return sv_ioctl_exec(pd->context, &cmd);
+	sv_ioctl_in_ptr(cmd, UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list,
+			sv_ioctl_array_len(sizeof(*sg_list), num_sge));
+	return sv_ioctl_exec(pd->context, cmd);
 }
 
 /* REG_DMABUF_MR (ioctl only): the dma-buf's pages, not a user range, so
  * nothing here touches the fork-safety map (mr_type says so to
- * ibv_dereg_mr). */
-int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
-			 uint64_t iova, int fd, int access, struct sv_mr *smr)
+ * ibv_dereg_mr). link: an rdma-core provider's attributes to send along
+ * (lib/pabi/), or NULL. */
+int sv_cmd_reg_dmabuf_mr_linked(struct ibv_pd *pd, uint64_t offset,
+				size_t length, uint64_t iova, int fd,
+				int access, struct sv_mr *smr,
+				const struct sv_ioctl_link *link)
 {
+	SV_IOCTL_DECLARE_LINKED(cmd, UVERBS_OBJECT_MR,
+				UVERBS_METHOD_REG_DMABUF_MR, 9, link);
 	struct ib_uverbs_attr *handle;
 	uint32_t lkey = 0, rkey = 0;
-	struct sv_ioctl cmd;
 	int ret;
 
-	sv_ioctl_init(&cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR);
-	handle = sv_ioctl_out_obj(&cmd, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
-	sv_ioctl_out(&cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey,
+	handle = sv_ioctl_out_obj(cmd, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+	sv_ioctl_out(cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey,
 		     sizeof(lkey));
-	sv_ioctl_out(&cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey,
+	sv_ioctl_out(cmd, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey,
 		     sizeof(rkey));
-	sv_ioctl_in_obj(&cmd, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
-	sv_ioctl_in_u64(&cmd, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
-	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_REG_DMABUF_MR_FD, (uint32_t)fd);
-	sv_ioctl_in_u32(&cmd, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
+	sv_ioctl_in_obj(cmd, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+	sv_ioctl_in_u32(cmd, UVERBS_ATTR_REG_DMABUF_MR_FD, (uint32_t)fd);
+	sv_ioctl_in_u32(cmd, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
 			(uint32_t)access);
-	ret = sv_ioctl_exec(pd->context, &cmd);
+	ret = sv_ioctl_exec(pd->context, cmd);
 	if (ret)
 		return ret;
 	smr->mr.handle = (uint32_t)handle->data;
@@ -149,4 +151,11 @@ int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	smr->mr_type = SV_MR_TYPE_DMABUF_MR;
 	smr->access = access;
 	return 0;
+}
+
+int sv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			 uint64_t iova, int fd, int access, struct sv_mr *smr)
+{
+	return sv_cmd_reg_dmabuf_mr_linked(pd, offset, length, iova, fd,
+					   access, smr, NULL);
 }

@@ -4,6 +4,7 @@
 #define SV_CORE_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -227,14 +228,56 @@ int sv_cmd_write_ex(struct ibv_context *ctx, uint32_t command, void *req,
 		    size_t req_len, void *resp, size_t resp_len,
 		    struct sv_udata *udata);
 
-/* ioctl commands: up to SV_IOCTL_MAX_ATTRS attributes. */
-#define SV_IOCTL_MAX_ATTRS 12
+/* ioctl commands: a header and its attributes on the caller's stack
+ * (SV_IOCTL_DECLARE), filled one attribute at a time, then sent. The one
+ * builder: lib/pabi/ builds rdma-core's methods with it too, and sends an
+ * rdma-core provider's own attributes along through a link. */
+struct sv_ioctl_link;
 struct sv_ioctl {
-	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[SV_IOCTL_MAX_ATTRS];
+	struct ib_uverbs_attr *next_attr;  /* where the next attribute goes */
+	struct ib_uverbs_attr *last_attr;  /* the end of the room */
+	const struct sv_ioctl_link *link;  /* attributes sent along, or NULL */
+	bool too_long;                     /* an attribute over 64 KiB */
+	struct ib_uverbs_ioctl_hdr hdr;    /* hdr.attrs[] follow in memory */
 };
-void sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
-		   uint16_t method_id);
+/* A caller's attributes a command sends along (lib/pabi/: the chain of an
+ * rdma-core provider's command buffers): the room they take behind the
+ * command's own, and the function that sends the command with them.
+ * sv_ioctl_exec hands a linked command to exec. */
+struct sv_ioctl_link {
+	unsigned int nattrs;
+	int (*exec)(struct ibv_context *ctx, struct sv_ioctl *cmd,
+		    const struct sv_ioctl_link *link);
+};
+static inline unsigned int
+sv_ioctl_link_nattrs(const struct sv_ioctl_link *link)
+{
+	return link ? link->nattrs : 0;
+}
+/* Array elements of struct sv_ioctl that hold one with n attributes. */
+#define SV_IOCTL_ELEMS(n)                                                   \
+	((sizeof(struct sv_ioctl) + (n) * sizeof(struct ib_uverbs_attr) +   \
+	  sizeof(struct sv_ioctl) - 1) /                                    \
+	 sizeof(struct sv_ioctl))
+/* `name`, a command of object/method with room for nattrs attributes (a
+ * declaration, so that more may follow it). */
+#define SV_IOCTL_DECLARE(name, object, method, nattrs)                      \
+	struct sv_ioctl name[SV_IOCTL_ELEMS(nattrs)];                       \
+	const int name##_init __attribute__((unused)) =                     \
+		sv_ioctl_init(name, (object), (method), (nattrs), NULL)
+/* The same with room for link's attributes too (a variable-length
+ * array). */
+#define SV_IOCTL_DECLARE_LINKED(name, object, method, nattrs, link)         \
+	struct sv_ioctl name[SV_IOCTL_ELEMS((nattrs) +                      \
+					    sv_ioctl_link_nattrs(link))];   \
+	const int name##_init __attribute__((unused)) =                     \
+		sv_ioctl_init(name, (object), (method), (nattrs), (link))
+/* Sets up cmd (room for nattrs plus link's attributes); returns 0. */
+int sv_ioctl_init(struct sv_ioctl *cmd, uint16_t object_id,
+		  uint16_t method_id, unsigned int nattrs,
+		  const struct sv_ioctl_link *link);
+/* The next attribute, zeroed but for its id and the MANDATORY flag. */
+struct ib_uverbs_attr *sv_ioctl_attr(struct sv_ioctl *cmd, uint16_t attr_id);
 /* A constant or integer input, carried inline. */
 void sv_ioctl_in_u64(struct sv_ioctl *cmd, uint16_t attr_id, uint64_t val);
 void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
@@ -243,19 +286,45 @@ void sv_ioctl_in_u32(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t val);
 void sv_ioctl_in_obj(struct sv_ioctl *cmd, uint16_t attr_id, uint32_t handle);
 struct ib_uverbs_attr *sv_ioctl_out_obj(struct sv_ioctl *cmd,
 					uint16_t attr_id);
-/* An input buffer of len bytes (more than 8: passed by address). */
-void sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id, const void *buf,
-		     size_t len);
+/* An fd going in; the slot of a new one coming out (in its data). */
+struct ib_uverbs_attr *sv_ioctl_in_fd(struct sv_ioctl *cmd, uint16_t attr_id,
+				      int fd);
+struct ib_uverbs_attr *sv_ioctl_out_fd(struct sv_ioctl *cmd, uint16_t attr_id);
+/* An input buffer of len bytes (up to 8 inline, more by address). */
+struct ib_uverbs_attr *sv_ioctl_in_ptr(struct sv_ioctl *cmd, uint16_t attr_id,
+				       const void *buf, size_t len);
+/* An enum's element elem_id, with its len bytes of data. */
+void sv_ioctl_in_enum(struct sv_ioctl *cmd, uint16_t attr_id, uint8_t elem_id,
+		      const void *buf, size_t len);
 /* An output buffer the kernel fills (len bytes at most). */
 void sv_ioctl_out(struct sv_ioctl *cmd, uint16_t attr_id, void *buf,
 		  size_t len);
-/* 0 or a positive errno. */
+/* The length of n elements of size bytes (more than an attribute can
+ * say when it overflows). */
+static inline size_t sv_ioctl_array_len(size_t size, size_t n)
+{
+	return n && size > SIZE_MAX / n ? SIZE_MAX : size * n;
+}
+/* Sends cmd (through its link's exec when it has one). 0 or a positive
+ * errno: EINVAL when an attribute was too long to say. */
 int sv_ioctl_exec(struct ibv_context *ctx, struct sv_ioctl *cmd);
+/* Sends hdr with its first num_attrs attributes, laid out as they are
+ * (a link's exec, after putting its attributes behind the command's).
+ * 0 or a positive errno. */
+int sv_ioctl_send(struct ibv_context *ctx, struct ib_uverbs_ioctl_hdr *hdr,
+		  size_t num_attrs);
 /* The kernel lacks the ioctl method: use the write command instead. */
 static inline int sv_ioctl_unsupported(int err)
 {
 	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
 }
+
+/* sv_cmd_reg_dmabuf_mr (provider.h) with a caller's attributes sent along
+ * (lib/pabi/: an rdma-core provider's), or none when link is NULL. */
+int sv_cmd_reg_dmabuf_mr_linked(struct ibv_pd *pd, uint64_t offset,
+				size_t length, uint64_t iova, int fd,
+				int access, struct sv_mr *smr,
+				const struct sv_ioctl_link *link);
 
 /* The core part of a CQ the kernel made (context, channel, handle, cqe,
  * mutex, cond, event counters). */

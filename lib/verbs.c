@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The public verbs: validate, dispatch through the context's ops, keep
  * the core's bookkeeping. PD and MR registration live in lib/mr.c,
- * events in lib/events.c. */
+ * events in lib/events.c, the verbs IBVERBS_1.15-1.18 added in
+ * lib/verbs_1_15.c. */
 #include "config.h"
 
 #include <endian.h>

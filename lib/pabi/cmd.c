@@ -10,7 +10,7 @@
  * then the driver's. The core request is built here from the arguments;
  * the driver's part goes to the kernel as it is, and the kernel's reply
  * lands in the provider's buffer, core part included. 0 or a positive
- * errno. The ioctl-only helpers are lib/pabi/cmd_ioctl.c's. */
+ * errno. The ioctl-only helpers are lib/pabi/cmd_<object>.c's. */
 #include "config.h"
 
 #include <errno.h>

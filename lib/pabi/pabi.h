@@ -14,7 +14,9 @@
  *   generations.c  every release's differences, one table
  *   context.c      the context a provider builds on the core
  *   ops.c          the provider's ops table into the core's
- *   cmd*.c         the ibv_cmd_* helpers, per kind of object
+ *   cmd*.c         the ibv_cmd_* helpers: cmd.c the write commands,
+ *                  cmd_ioctl.c rdma-core's command buffers, the others
+ *                  one object each, as rdma-core's own cmd_*.c
  */
 #ifndef SV_PABI_H
 #define SV_PABI_H
@@ -117,7 +119,23 @@ void pabi_ops_take(struct sv_context_ops *dst,
 		   void (**free_context)(struct ibv_context *),
 		   const struct verbs_context_ops *src, unsigned int release);
 
-/* ---- command paths the helpers share (cmd.c, cmd_ioctl.c) ------------------- */
+/* ---- ioctl commands (cmd_ioctl.c) -------------------------------------------
+ * The ibv_cmd_* build their commands with the core's builder (core.h's
+ * sv_ioctl_*); a link sends a provider's chain of command buffers behind
+ * a command's own attributes. */
+struct pabi_link {
+	struct sv_ioctl_link link;
+	struct ibv_command_buffer *chain; /* the provider's, or NULL */
+};
+struct pabi_link pabi_link_of(struct ibv_command_buffer *chain);
+/* `name`, a command of object/method with room for nattrs attributes and
+ * every one of chain's; sv_ioctl_exec sends them all and, as
+ * execute_ioctl does, leaves a failure's errno in errno too. */
+#define PABI_IOCTL_DECLARE(name, object, method, nattrs, chain)               \
+	const struct pabi_link name##_link = pabi_link_of(chain);             \
+	SV_IOCTL_DECLARE_LINKED(name, object, method, nattrs, &name##_link.link)
+
+/* ---- command paths the helpers share (cmd.c, cmd_device.c, cmd_cq.c) -------- */
 /* GET_CONTEXT as the ioctl, with fds for the kernel (v57's fd_arr), u the
  * provider's driver data; the async event fd is allocated after it. */
 int pabi_get_context_ioctl(struct ibv_context *ctx, struct sv_udata *u,

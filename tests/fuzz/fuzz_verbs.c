@@ -198,7 +198,7 @@ static ssize_t rec_write(int fd, const void *buf, size_t len)
 
 static int rec_ioctl(int fd, unsigned long request, void *arg)
 {
-	struct sv_ioctl *c = arg;
+	struct ib_uverbs_ioctl_hdr *c = arg;
 	int ret = ioctl(fd, request, arg);
 
 	if (tearing_down)
@@ -206,7 +206,7 @@ static int rec_ioctl(int fd, unsigned long request, void *arg)
 	rec_ctl(ret != 0);
 	if (ret)
 		return ret;
-	for (unsigned int i = 0; i < c->hdr.num_attrs && i < SV_IOCTL_MAX_ATTRS; i++)
+	for (unsigned int i = 0; i < c->num_attrs; i++)
 		if (c->attrs[i].len > 8 && c->attrs[i].data)
 			rec_bytes((void *)(uintptr_t)c->attrs[i].data, c->attrs[i].len);
 	return 0;
@@ -260,7 +260,7 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 
 static int fake_ioctl(int fd, unsigned long request, void *arg)
 {
-	struct sv_ioctl *c = arg;
+	struct ib_uverbs_ioctl_hdr *c = arg;
 
 	(void)request;
 	if (fd != fake_fd)
@@ -269,7 +269,7 @@ static int fake_ioctl(int fd, unsigned long request, void *arg)
 		return -1;
 	/* Fill each output buffer: the core marks them by pointer; a
 	 * pointer into the harness's own address space is all it can be. */
-	for (unsigned int i = 0; i < c->hdr.num_attrs && i < SV_IOCTL_MAX_ATTRS; i++) {
+	for (unsigned int i = 0; i < c->num_attrs; i++) {
 		struct ib_uverbs_attr *a = &c->attrs[i];
 
 		if (a->len > 8 && a->data)

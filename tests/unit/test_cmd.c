@@ -29,7 +29,12 @@ static ssize_t write_short;     /* or return this count */
 static uint8_t reply[512];      /* copied to the response pointer */
 static size_t reply_len;
 static int ioctl_errno;
-static struct sv_ioctl last_ioctl;
+/* the last ioctl's header and attributes, as the kernel would read them */
+#define MAX_ATTRS 12
+static struct {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[MAX_ATTRS];
+} last_ioctl;
 static unsigned long last_request;
 
 static uint32_t u32_at(const uint8_t *p, size_t off)
@@ -87,9 +92,14 @@ static uint32_t port_speed_ex;
 
 static int fake_ioctl(int fd, unsigned long request, void *arg)
 {
+	const struct ib_uverbs_ioctl_hdr *hdr = arg;
+
 	ck_assert_int_eq(fd, FAKE_FD);
 	last_request = request;
-	memcpy(&last_ioctl, arg, sizeof(last_ioctl));
+	/* only what was sent: the command's own buffer may be shorter */
+	ck_assert_uint_le(hdr->length, sizeof(last_ioctl));
+	memset(&last_ioctl, 0, sizeof(last_ioctl));
+	memcpy(&last_ioctl, arg, hdr->length);
 	if (ioctl_errno) {
 		errno = ioctl_errno;
 		return -1;
@@ -288,7 +298,7 @@ START_TEST(reg_dmabuf_mr_reaches_the_kernel)
 	ck_assert_uint_eq(last_ioctl.hdr.object_id, UVERBS_OBJECT_MR);
 	ck_assert_uint_eq(last_ioctl.hdr.method_id, UVERBS_METHOD_REG_DMABUF_MR);
 	ck_assert_uint_eq(last_ioctl.hdr.driver_id, RDMA_DRIVER_RXE);
-	for (int i = 0; i < last_ioctl.hdr.num_attrs && i < SV_IOCTL_MAX_ATTRS; i++)
+	for (int i = 0; i < last_ioctl.hdr.num_attrs && i < MAX_ATTRS; i++)
 		if (last_ioctl.attrs[i].attr_id == UVERBS_ATTR_REG_DMABUF_MR_FD)
 			fd_seen = (int)last_ioctl.attrs[i].data;
 	ck_assert_int_eq(fd_seen, 33);
