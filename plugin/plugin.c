@@ -76,11 +76,11 @@ static void plug_ops_to_verbs(const struct sv_context_ops *all,
 {
 	size_t i = 0;
 
-#define PUT(name, since)                                                      \
+#define PUT(name, since, ...)                                                 \
 	if ((since) <= PLUG_OPS_RELEASE)                                      \
 		plug_ops[i++] = (void (*)(void))((since) > 44 ? own : all)->name;
 	/* not a verb in our table: the adapter's, since it owns the memory */
-#define PUT_FREE(name, since)                                                 \
+#define PUT_FREE(name, since, ...)                                            \
 	if ((since) <= PLUG_OPS_RELEASE)                                      \
 		plug_ops[i++] = (void (*)(void))plug_free_context;
 	PABI_CONTEXT_OPS(PUT, PUT_FREE)
