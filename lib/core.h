@@ -243,7 +243,7 @@ struct ibv_context *sv_rdmacore_open(struct ibv_device *device);
 /* RDMAV_ALLOW_DISASSOC_DESTROY (lib/pabi/context.c; an exported object). */
 extern bool verbs_allow_disassociate_destroy;
 
-/* ---- contexts and ops (lib/context.c) ----------------------------------- */
+/* ---- ops (lib/ops.c) and contexts (lib/context.c) ----------------------- */
 extern const struct sv_context_ops sv_default_ops;
 /* dst gets every non-NULL slot of src. */
 void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src);

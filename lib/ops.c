@@ -418,3 +418,91 @@ size_t sv_ops_null_slots(const struct sv_context_ops *ops)
 	return n;
 }
 
+/* ---- the application-visible tables ----------------------------------------- */
+
+#ifndef SV_PLUGIN_PROVIDER
+/* (The plug-ins' contexts are rdma-core's: its core fills these.) */
+
+/* The slots rdma-core 59-64 added in front of query_port, nearest first,
+ * as many as the context's verbs_context has (rdma-core's core points them
+ * at the ops; nothing in verbs.h reads them). */
+static void install_grown(struct verbs_context *v,
+			  const struct sv_context_ops *ops, size_t vctx_size)
+{
+	void (*const grown[SV_VCTX_GROWN_SLOTS])(void) = {
+		(void (*)(void))ops->alloc_dmah,
+		(void (*)(void))ops->dealloc_dmah,
+		(void (*)(void))ops->reg_mr_ex,
+		(void (*)(void))ops->dm_export_dmabuf_fd,
+		(void (*)(void))ops->alloc_buf,
+		(void (*)(void))ops->free_buf,
+	};
+	char *query_port = (char *)&v->query_port;
+	size_t n = vctx_size > SV_VCTX_SIZE_44 ?
+			   (vctx_size - SV_VCTX_SIZE_44) / sizeof(void *) : 0;
+
+	for (size_t i = 0; i < n && i < SV_VCTX_GROWN_SLOTS; i++)
+		memcpy(query_port - (ptrdiff_t)((i + 1) * sizeof(void *)),
+		       &grown[i], sizeof(grown[i]));
+}
+
+void sv_context_install_ops(struct verbs_context *v)
+{
+	struct ibv_context_ops *o = &v->context.ops;
+	const struct sv_context_ops *ops = &v->priv->ops;
+
+	/* The hot-path verbs are inline in applications and jump through
+	 * ibv_context.ops: straight to the provider. */
+	o->alloc_mw = ops->alloc_mw;
+	o->bind_mw = ops->bind_mw;
+	o->dealloc_mw = ops->dealloc_mw;
+	o->poll_cq = ops->poll_cq;
+	o->req_notify_cq = ops->req_notify_cq;
+	o->post_srq_recv = ops->post_srq_recv;
+	o->post_send = ops->post_send;
+	o->post_recv = ops->post_recv;
+
+	/* The extended verbs go through the verbs_context slots. Creation
+	 * verbs pass through the core, which keeps its bookkeeping. */
+	v->query_port = sv_query_port;
+	v->advise_mr = ops->advise_mr;
+	v->alloc_null_mr = ops->alloc_null_mr;
+	v->read_counters = ops->read_counters;
+	v->attach_counters_point_flow = ops->attach_counters_point_flow;
+	v->create_counters = ops->create_counters;
+	v->destroy_counters = ops->destroy_counters;
+	v->reg_dm_mr = ops->reg_dm_mr;
+	v->alloc_dm = ops->alloc_dm;
+	v->free_dm = ops->free_dm;
+	v->modify_flow_action_esp = ops->modify_flow_action_esp;
+	v->destroy_flow_action = ops->destroy_flow_action;
+	v->create_flow_action_esp = ops->create_flow_action_esp;
+	v->modify_qp_rate_limit = ops->modify_qp_rate_limit;
+	v->alloc_parent_domain = ops->alloc_parent_domain;
+	v->dealloc_td = ops->dealloc_td;
+	v->alloc_td = ops->alloc_td;
+	v->modify_cq = ops->modify_cq;
+	v->post_srq_ops = ops->post_srq_ops;
+	v->destroy_rwq_ind_table = ops->destroy_rwq_ind_table;
+	v->create_rwq_ind_table = ops->create_rwq_ind_table;
+	v->destroy_wq = ops->destroy_wq;
+	v->modify_wq = ops->modify_wq;
+	v->create_wq = ops->create_wq;
+	v->query_rt_values = ops->query_rt_values;
+	v->create_cq_ex = sv_vctx_create_cq_ex;
+	v->query_device_ex = ops->query_device_ex;
+	v->ibv_destroy_flow = ops->destroy_flow;
+	v->ibv_create_flow = ops->create_flow;
+	/* programs built against libibverbs 1.1.8 look for the flow verbs
+	 * in these two places */
+	v->ABI_placeholder1 = (void (*)(void))ops->create_flow;
+	v->ABI_placeholder2 = (void (*)(void))ops->destroy_flow;
+	v->open_qp = sv_vctx_open_qp;
+	v->create_qp_ex = sv_vctx_create_qp_ex;
+	v->get_srq_num = ops->get_srq_num;
+	v->create_srq_ex = sv_vctx_create_srq_ex;
+	v->open_xrcd = ops->open_xrcd;
+	v->close_xrcd = ops->close_xrcd;
+	install_grown(v, ops, v->priv->layout->vctx_size);
+}
+#endif
