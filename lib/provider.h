@@ -67,7 +67,7 @@ struct sv_cq {
 };
 
 /* The core objects below are laid out as rdma-core 44's verbs_qp,
- * verbs_srq and verbs_mr (lib/pabi/context.c checks it), so that the core
+ * verbs_srq and verbs_mr (lib/pabi/same_layout.h checks it), so that the core
  * treats objects of its own providers and of rdma-core's alike. */
 
 /* ibv_wr_flush's slot: rdma-core 45 appended wr_flush to ibv_qp_ex, at
@@ -97,7 +97,7 @@ typedef void (*sv_wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey,
  * are laid out as rdma-core 45 and later's verbs_qp whichever verbs.h
  * this is built with (the wr_flush slot, then comp_mask at 360); a
  * plug-in's as the verbs_qp of the rdma-core it is built against
- * (plugin/plugin.c checks it; against 44: no slot, no FLUSH). */
+ * (lib/pabi/same_layout.h checks it; against 44: no slot, no FLUSH). */
 struct sv_qp {
 	union {
 		struct ibv_qp qp;
