@@ -108,36 +108,49 @@ int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
 	return 0;
 }
 
-static void copy_dest_from_kern(struct ibv_ah_attr *dst,
-				const struct ib_uverbs_qp_dest *src)
+/* ---- address vectors ---------------------------------------------------- */
+
+/* The fields struct ibv_ah_attr shares with the kernel's forms of it,
+ * named alike: G(f) those of its GRH (flat in ib_uverbs_qp_dest, in .grh
+ * in ib_uverbs_ah_attr), A(f) the others. The dgid is copied apart
+ * (bytes on one side, a union on the other). Field by field: the kernel's
+ * structs order and size them differently. */
+#define AH_ATTR_FIELDS(G, A)                                                  \
+	G(flow_label) G(sgid_index) G(hop_limit) G(traffic_class)             \
+	A(dlid) A(sl) A(src_path_bits) A(static_rate) A(is_global)            \
+	A(port_num)
+
+void sv_ah_attr_from_dest(struct ibv_ah_attr *dst,
+			  const struct ib_uverbs_qp_dest *src)
 {
-	memcpy(dst->grh.dgid.raw, src->dgid, 16);
-	dst->grh.flow_label = src->flow_label;
-	dst->grh.sgid_index = src->sgid_index;
-	dst->grh.hop_limit = src->hop_limit;
-	dst->grh.traffic_class = src->traffic_class;
-	dst->dlid = src->dlid;
-	dst->sl = src->sl;
-	dst->src_path_bits = src->src_path_bits;
-	dst->static_rate = src->static_rate;
-	dst->is_global = src->is_global;
-	dst->port_num = src->port_num;
+#define G(f) dst->grh.f = src->f;
+#define A(f) dst->f = src->f;
+	memcpy(dst->grh.dgid.raw, src->dgid, sizeof(dst->grh.dgid.raw));
+	AH_ATTR_FIELDS(G, A)
+#undef A
+#undef G
 }
 
-static void copy_dest_to_kern(struct ib_uverbs_qp_dest *dst,
-			      const struct ibv_ah_attr *src)
+void sv_ah_attr_to_dest(struct ib_uverbs_qp_dest *dst,
+			const struct ibv_ah_attr *src)
 {
-	memcpy(dst->dgid, src->grh.dgid.raw, 16);
-	dst->flow_label = src->grh.flow_label;
-	dst->sgid_index = src->grh.sgid_index;
-	dst->hop_limit = src->grh.hop_limit;
-	dst->traffic_class = src->grh.traffic_class;
-	dst->dlid = src->dlid;
-	dst->sl = src->sl;
-	dst->src_path_bits = src->src_path_bits;
-	dst->static_rate = src->static_rate;
-	dst->is_global = src->is_global;
-	dst->port_num = src->port_num;
+#define G(f) dst->f = src->grh.f;
+#define A(f) dst->f = src->f;
+	memcpy(dst->dgid, src->grh.dgid.raw, sizeof(dst->dgid));
+	AH_ATTR_FIELDS(G, A)
+#undef A
+#undef G
+}
+
+void sv_ah_attr_from_kern(struct ibv_ah_attr *dst,
+			  const struct ib_uverbs_ah_attr *src)
+{
+#define G(f) dst->grh.f = src->grh.f;
+#define A(f) dst->f = src->f;
+	memcpy(dst->grh.dgid.raw, src->grh.dgid, sizeof(dst->grh.dgid.raw));
+	AH_ATTR_FIELDS(G, A)
+#undef A
+#undef G
 }
 
 static int create_qp(struct ibv_context *ctx, struct sv_qp *qp,
@@ -211,8 +224,8 @@ int sv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	attr->cap.max_send_sge = resp.max_send_sge;
 	attr->cap.max_recv_sge = resp.max_recv_sge;
 	attr->cap.max_inline_data = resp.max_inline_data;
-	copy_dest_from_kern(&attr->ah_attr, &resp.dest);
-	copy_dest_from_kern(&attr->alt_ah_attr, &resp.alt_dest);
+	sv_ah_attr_from_dest(&attr->ah_attr, &resp.dest);
+	sv_ah_attr_from_dest(&attr->alt_ah_attr, &resp.alt_dest);
 
 	if (init_attr) {
 		init_attr->qp_context = qp->qp_context;
@@ -256,8 +269,8 @@ int sv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	req.rnr_retry = attr->rnr_retry;
 	req.alt_port_num = attr->alt_port_num;
 	req.alt_timeout = attr->alt_timeout;
-	copy_dest_to_kern(&req.dest, &attr->ah_attr);
-	copy_dest_to_kern(&req.alt_dest, &attr->alt_ah_attr);
+	sv_ah_attr_to_dest(&req.dest, &attr->ah_attr);
+	sv_ah_attr_to_dest(&req.alt_dest, &attr->alt_ah_attr);
 
 	ret = sv_cmd_write(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &req,
 			   sizeof(req), NULL, 0, udata);

@@ -14,18 +14,7 @@
 SV_EXPORT void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst,
 					  struct ib_uverbs_ah_attr *src)
 {
-	memcpy(dst->grh.dgid.raw, src->grh.dgid, sizeof(dst->grh.dgid.raw));
-	dst->grh.flow_label = src->grh.flow_label;
-	dst->grh.sgid_index = src->grh.sgid_index;
-	dst->grh.hop_limit = src->grh.hop_limit;
-	dst->grh.traffic_class = src->grh.traffic_class;
-
-	dst->dlid = src->dlid;
-	dst->sl = src->sl;
-	dst->src_path_bits = src->src_path_bits;
-	dst->static_rate = src->static_rate;
-	dst->is_global = src->is_global;
-	dst->port_num = src->port_num;
+	sv_ah_attr_from_kern(dst, src);
 }
 
 /* qp_state is not copied: librdmacm sets it in dst as the state it asks

@@ -185,7 +185,7 @@ enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
 /* The mode, or -EINVAL (logged) for any other value. Read once. */
 int sv_provider_mode(void);
 
-/* ---- contexts and ops (lib/context.c) ----------------------------------- */
+/* ---- ops (lib/ops.c) and contexts (lib/context.c) ----------------------- */
 extern const struct sv_context_ops sv_default_ops;
 /* dst gets every non-NULL slot of src. */
 void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src);
@@ -337,6 +337,17 @@ void sv_cmd_cq_init(struct sv_cq *cq, struct ibv_context *ctx,
 int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
 			  struct ibv_qp_init_attr_ex *attr,
 			  struct sv_udata *udata, int ex);
+
+/* An address vector between struct ibv_ah_attr and the kernel's two
+ * forms of it: a QP's (struct ib_uverbs_qp_dest, QUERY_QP and MODIFY_QP)
+ * and the one librdmacm hands over (struct ib_uverbs_ah_attr;
+ * ibv_copy_ah_attr_from_kern). lib/cmd_qp.c. */
+void sv_ah_attr_from_dest(struct ibv_ah_attr *dst,
+			  const struct ib_uverbs_qp_dest *src);
+void sv_ah_attr_to_dest(struct ib_uverbs_qp_dest *dst,
+			const struct ibv_ah_attr *src);
+void sv_ah_attr_from_kern(struct ibv_ah_attr *dst,
+			  const struct ib_uverbs_ah_attr *src);
 
 /* rdma-core's write helpers (ibv_cmd_* of IBVERBS_PRIVATE_34) take the
  * provider's buffers: cmd (cmd_size bytes) begins with room for the

@@ -80,161 +80,67 @@ int sv_inherit_check(struct ibv_context *ctx, const char *verb)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+/* ref_<name> for every op of lib/ops_list.h, by what it answers. */
+#define REFUSE_FN(name, since, dflt, kind, ret, params)                        \
+	REFUSE_##kind(name, ret, params)
+#define REFUSE_INT(name, ret, params)                                          \
+	static ret ref_##name params                                           \
+	{                                                                      \
+		return refuse("ibv_" #name);                                   \
+	}
+#define REFUSE_PTR(name, ret, params)                                          \
+	static ret ref_##name params                                           \
+	{                                                                      \
+		errno = refuse("ibv_" #name);                                  \
+		return NULL;                                                   \
+	}
+/* void: the log line is all it can say */
+#define REFUSE_VOID(name, ret, params)                                         \
+	static ret ref_##name params                                           \
+	{                                                                      \
+		refuse("ibv_" #name);                                          \
+	}
+#define REFUSE_QUIET(name, ret, params)                                        \
+	static ret ref_##name params                                           \
+	{                                                                      \
+	}
+#define REFUSE_NEG(name, ret, params)                                          \
+	static ret ref_##name params                                           \
+	{                                                                      \
+		return -refuse("ibv_" #name);                                  \
+	}
+#define REFUSE_FD(name, ret, params)                                           \
+	static ret ref_##name params                                           \
+	{                                                                      \
+		errno = refuse("ibv_" #name);                                  \
+		return -1;                                                     \
+	}
+/* 0, "not in order": all such a verb can say */
+#define REFUSE_FLAGS(name, ret, params)                                        \
+	static ret ref_##name params                                           \
+	{                                                                      \
+		refuse("ibv_" #name);                                          \
+		return 0;                                                      \
+	}
+#define REFUSE_POST(name, ret, params)                                         \
+	static ret ref_##name params                                           \
+	{                                                                      \
+		if (bad_wr)                                                    \
+			*bad_wr = wr;                                          \
+		return refuse("ibv_" #name);                                   \
+	}
+SV_CONTEXT_OPS(REFUSE_FN)
+
+/* The extended objects' own functions, which no list names. */
 #define REF_INT(name, ...)                                                     \
 	static int ref_##name(__VA_ARGS__)                                     \
 	{                                                                      \
 		return refuse("ibv_" #name);                                   \
 	}
-#define REF_PTR(name, ret_type, ...)                                           \
-	static ret_type *ref_##name(__VA_ARGS__)                               \
-	{                                                                      \
-		errno = refuse("ibv_" #name);                                  \
-		return NULL;                                                   \
-	}
 #define REF_VOID(name, ...)                                                    \
 	static void ref_##name(__VA_ARGS__)                                    \
 	{                                                                      \
 	}
-
-REF_INT(query_device_ex, struct ibv_context *c, const struct ibv_query_device_ex_input *i,
-	struct ibv_device_attr_ex *a, size_t s)
-REF_INT(query_port, struct ibv_context *c, uint8_t p, struct ibv_port_attr *a)
-REF_INT(query_rt_values, struct ibv_context *c, struct ibv_values_ex *v)
-REF_VOID(async_event, struct ibv_context *c, struct ibv_async_event *e)
-REF_PTR(alloc_pd, struct ibv_pd, struct ibv_context *c)
-REF_INT(dealloc_pd, struct ibv_pd *pd)
-REF_PTR(alloc_td, struct ibv_td, struct ibv_context *c, struct ibv_td_init_attr *a)
-REF_INT(dealloc_td, struct ibv_td *td)
-REF_PTR(alloc_parent_domain, struct ibv_pd, struct ibv_context *c,
-	struct ibv_parent_domain_init_attr *a)
-REF_PTR(reg_mr, struct ibv_mr, struct ibv_pd *pd, void *a, size_t l, uint64_t v, int f)
-REF_INT(rereg_mr, struct ibv_mr *mr, int f, struct ibv_pd *pd, void *a, size_t l, int x)
-REF_INT(dereg_mr, struct ibv_mr *mr)
-REF_PTR(reg_dmabuf_mr, struct ibv_mr, struct ibv_pd *pd, uint64_t o, size_t l, uint64_t v,
-	int fd, int f)
-REF_PTR(alloc_null_mr, struct ibv_mr, struct ibv_pd *pd)
-REF_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a, uint32_t f,
-	struct ibv_sge *s, uint32_t n)
-REF_PTR(alloc_mw, struct ibv_mw, struct ibv_pd *pd, enum ibv_mw_type t)
-REF_INT(bind_mw, struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b)
-REF_INT(dealloc_mw, struct ibv_mw *mw)
-REF_PTR(create_cq, struct ibv_cq, struct ibv_context *c, int n, struct ibv_comp_channel *ch,
-	int v)
-REF_PTR(create_cq_ex, struct ibv_cq_ex, struct ibv_context *c, struct ibv_cq_init_attr_ex *a)
-static int ref_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
-{
-	return -refuse("ibv_poll_cq");
-}
-REF_INT(req_notify_cq, struct ibv_cq *cq, int s)
-REF_VOID(cq_event, struct ibv_cq *cq)
-REF_INT(resize_cq, struct ibv_cq *cq, int n)
-REF_INT(modify_cq, struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
-REF_INT(destroy_cq, struct ibv_cq *cq)
-REF_PTR(create_srq, struct ibv_srq, struct ibv_pd *pd, struct ibv_srq_init_attr *a)
-REF_PTR(create_srq_ex, struct ibv_srq, struct ibv_context *c, struct ibv_srq_init_attr_ex *a)
-REF_INT(modify_srq, struct ibv_srq *s, struct ibv_srq_attr *a, int m)
-REF_INT(query_srq, struct ibv_srq *s, struct ibv_srq_attr *a)
-REF_INT(destroy_srq, struct ibv_srq *s)
-static int ref_post_srq_recv(struct ibv_srq *s, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	if (bad)
-		*bad = wr;
-	return refuse("ibv_post_srq_recv");
-}
-static int ref_post_srq_ops(struct ibv_srq *s, struct ibv_ops_wr *op, struct ibv_ops_wr **bad)
-{
-	if (bad)
-		*bad = op;
-	return refuse("ibv_post_srq_ops");
-}
-REF_INT(get_srq_num, struct ibv_srq *s, uint32_t *n)
-REF_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
-REF_PTR(create_qp_ex, struct ibv_qp, struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
-REF_PTR(open_qp, struct ibv_qp, struct ibv_context *c, struct ibv_qp_open_attr *a)
-REF_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m, struct ibv_qp_init_attr *i)
-REF_INT(modify_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m)
-REF_INT(modify_qp_rate_limit, struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *a)
-REF_INT(destroy_qp, struct ibv_qp *qp)
-REF_INT(query_ece, struct ibv_qp *qp, struct ibv_ece *e)
-REF_INT(set_ece, struct ibv_qp *qp, struct ibv_ece *e)
-static int ref_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t f)
-{
-	refuse("ibv_query_qp_data_in_order");
-	return 0; /* "not in order": all this verb can say */
-}
-static int ref_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
-{
-	if (bad)
-		*bad = wr;
-	return refuse("ibv_post_send");
-}
-static int ref_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	if (bad)
-		*bad = wr;
-	return refuse("ibv_post_recv");
-}
-REF_PTR(create_ah, struct ibv_ah, struct ibv_pd *pd, struct ibv_ah_attr *a)
-REF_INT(destroy_ah, struct ibv_ah *ah)
-REF_INT(attach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
-REF_INT(detach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
-REF_PTR(open_xrcd, struct ibv_xrcd, struct ibv_context *c, struct ibv_xrcd_init_attr *a)
-REF_INT(close_xrcd, struct ibv_xrcd *x)
-REF_PTR(create_wq, struct ibv_wq, struct ibv_context *c, struct ibv_wq_init_attr *a)
-REF_INT(modify_wq, struct ibv_wq *wq, struct ibv_wq_attr *a)
-REF_INT(destroy_wq, struct ibv_wq *wq)
-REF_PTR(create_rwq_ind_table, struct ibv_rwq_ind_table, struct ibv_context *c,
-	struct ibv_rwq_ind_table_init_attr *a)
-REF_INT(destroy_rwq_ind_table, struct ibv_rwq_ind_table *t)
-REF_PTR(create_flow, struct ibv_flow, struct ibv_qp *qp, struct ibv_flow_attr *a)
-REF_INT(destroy_flow, struct ibv_flow *f)
-REF_PTR(create_counters, struct ibv_counters, struct ibv_context *c,
-	struct ibv_counters_init_attr *a)
-REF_INT(destroy_counters, struct ibv_counters *c)
-REF_INT(attach_counters_point_flow, struct ibv_counters *c, struct ibv_counter_attach_attr *a,
-	struct ibv_flow *f)
-REF_INT(read_counters, struct ibv_counters *c, uint64_t *v, uint32_t n, uint32_t f)
-REF_PTR(alloc_dm, struct ibv_dm, struct ibv_context *c, struct ibv_alloc_dm_attr *a)
-REF_INT(free_dm, struct ibv_dm *dm)
-REF_PTR(reg_dm_mr, struct ibv_mr, struct ibv_pd *pd, struct ibv_dm *dm, uint64_t o, size_t l,
-	unsigned int a)
-REF_PTR(create_flow_action_esp, struct ibv_flow_action, struct ibv_context *c,
-	struct ibv_flow_action_esp_attr *a)
-REF_INT(modify_flow_action_esp, struct ibv_flow_action *f, struct ibv_flow_action_esp_attr *a)
-REF_INT(destroy_flow_action, struct ibv_flow_action *f)
-REF_PTR(import_pd, struct ibv_pd, struct ibv_context *c, uint32_t h)
-REF_VOID(unimport_pd, struct ibv_pd *pd)
-REF_PTR(import_mr, struct ibv_mr, struct ibv_pd *pd, uint32_t h)
-REF_VOID(unimport_mr, struct ibv_mr *mr)
-REF_PTR(import_dm, struct ibv_dm, struct ibv_context *c, uint32_t h)
-REF_VOID(unimport_dm, struct ibv_dm *dm)
-/* rdma-core 59-65 */
-REF_INT(query_port_speed, struct ibv_context *c, uint32_t p, uint64_t *s)
-REF_PTR(reg_mr_ex, struct ibv_mr, struct ibv_pd *pd, struct ibv_mr_init_attr *a)
-REF_PTR(alloc_dmah, struct ibv_dmah, struct ibv_context *c, struct ibv_dmah_init_attr *a)
-REF_INT(dealloc_dmah, struct ibv_dmah *d)
-REF_PTR(alloc_buf, void, struct ibv_pd *pd, size_t s, struct ibv_buf **b)
-static void ref_free_buf(struct ibv_buf *b)
-{
-	refuse("ibv_free_buf"); /* void: the log line is all it can say */
-}
-static int ref_dm_export_dmabuf_fd(struct ibv_dm *dm)
-{
-	errno = refuse("ibv_dm_export_dmabuf_fd");
-	return -1;
-}
-REF_INT(query_comp_cntr_caps, struct ibv_context *c, struct ibv_comp_cntr_caps *caps, size_t n)
-REF_PTR(create_comp_cntr, struct ibv_comp_cntr, struct ibv_context *c,
-	struct ibv_comp_cntr_init_attr *a)
-REF_INT(destroy_comp_cntr, struct ibv_comp_cntr *cc)
-REF_INT(set_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-REF_INT(set_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-REF_INT(inc_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-REF_INT(inc_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-REF_INT(read_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
-REF_INT(read_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
-REF_INT(qp_attach_comp_cntr, struct ibv_qp *qp, struct ibv_comp_cntr *cc,
-	struct ibv_qp_attach_comp_cntr_attr *a)
 
 /* ibv_qp_ex: the builders do nothing, ibv_wr_complete refuses. */
 REF_VOID(wr_atomic_cmp_swp, struct ibv_qp_ex *q, uint32_t r, uint64_t a, uint64_t c, uint64_t s)
@@ -271,30 +177,9 @@ REF_INT(next_poll, struct ibv_cq_ex *cq)
 REF_VOID(end_poll, struct ibv_cq_ex *cq)
 #pragma GCC diagnostic pop
 
-#define REF(name) .name = ref_##name
+#define REFUSE_SLOT(name, ...) .name = ref_##name,
 static const struct sv_context_ops refusing_ops = {
-	REF(query_device_ex), REF(query_port), REF(query_rt_values), REF(async_event),
-	REF(alloc_pd), REF(dealloc_pd), REF(alloc_td), REF(dealloc_td), REF(alloc_parent_domain),
-	REF(reg_mr), REF(rereg_mr), REF(dereg_mr), REF(reg_dmabuf_mr), REF(alloc_null_mr),
-	REF(advise_mr), REF(alloc_mw), REF(bind_mw), REF(dealloc_mw), REF(create_cq),
-	REF(create_cq_ex), REF(poll_cq), REF(req_notify_cq), REF(cq_event), REF(resize_cq),
-	REF(modify_cq), REF(destroy_cq), REF(create_srq), REF(create_srq_ex), REF(modify_srq),
-	REF(query_srq), REF(destroy_srq), REF(post_srq_recv), REF(post_srq_ops), REF(get_srq_num),
-	REF(create_qp), REF(create_qp_ex), REF(open_qp), REF(query_qp), REF(modify_qp),
-	REF(modify_qp_rate_limit), REF(destroy_qp), REF(query_ece), REF(set_ece),
-	REF(query_qp_data_in_order), REF(post_send), REF(post_recv), REF(create_ah),
-	REF(destroy_ah), REF(attach_mcast), REF(detach_mcast), REF(open_xrcd), REF(close_xrcd),
-	REF(create_wq), REF(modify_wq), REF(destroy_wq), REF(create_rwq_ind_table),
-	REF(destroy_rwq_ind_table), REF(create_flow), REF(destroy_flow), REF(create_counters),
-	REF(destroy_counters), REF(attach_counters_point_flow), REF(read_counters), REF(alloc_dm),
-	REF(free_dm), REF(reg_dm_mr), REF(create_flow_action_esp), REF(modify_flow_action_esp),
-	REF(destroy_flow_action), REF(import_pd), REF(unimport_pd), REF(import_mr),
-	REF(unimport_mr), REF(import_dm), REF(unimport_dm), REF(query_port_speed),
-	REF(reg_mr_ex), REF(alloc_dmah), REF(dealloc_dmah), REF(alloc_buf), REF(free_buf),
-	REF(dm_export_dmabuf_fd), REF(query_comp_cntr_caps), REF(create_comp_cntr),
-	REF(destroy_comp_cntr), REF(set_comp_cntr), REF(set_err_comp_cntr), REF(inc_comp_cntr),
-	REF(inc_err_comp_cntr), REF(read_comp_cntr), REF(read_err_comp_cntr),
-	REF(qp_attach_comp_cntr),
+	SV_CONTEXT_OPS(REFUSE_SLOT)
 };
 
 const struct sv_context_ops *sv_inherit_refusing_ops(void)

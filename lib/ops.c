@@ -4,7 +4,8 @@
  * command alone does the whole job (PD, MR, MW dealloc, mcast, device and
  * port queries, QP/SRQ query, QP modify, and ibv_create_qp through a
  * provider's create_qp_ex) the default is the generic
- * command implementation. */
+ * command implementation. The functions and the tables are generated
+ * from lib/ops_list.h. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,169 +20,83 @@
 
 /* ---- EOPNOTSUPP defaults ------------------------------------------------ */
 
-#define NOSUP_PTR(name, ret_type, ...)                                        \
-	static ret_type *nosup_##name(__VA_ARGS__)                            \
+/* nosup_<name> for every op whose default is not generic for every
+ * provider (lib/ops_list.h's dflt NOSUP or GENERIC), by what it answers. */
+#define NOSUP_FN(name, since, dflt, kind, ret, params)                        \
+	NOSUP_FN_##dflt(name, kind, ret, params)
+#define NOSUP_FN_NOSUP(name, kind, ret, params) NOSUP_##kind(name, ret, params)
+#define NOSUP_FN_GENERIC NOSUP_FN_NOSUP
+#define NOSUP_FN_GENERIC_ALL(name, kind, ret, params)
+
+#define NOSUP_INT(name, ret, params)                                          \
+	static ret nosup_##name params                                        \
+	{                                                                     \
+		return EOPNOTSUPP;                                            \
+	}
+#define NOSUP_PTR(name, ret, params)                                          \
+	static ret nosup_##name params                                        \
 	{                                                                     \
 		errno = EOPNOTSUPP;                                           \
 		return NULL;                                                  \
 	}
-#define NOSUP_INT(name, ...)                                                  \
-	static int nosup_##name(__VA_ARGS__)                                  \
+/* nothing can have been imported through the defaults, and the core's
+ * notices need no answer */
+#define NOSUP_VOID(name, ret, params)                                         \
+	static ret nosup_##name params                                        \
 	{                                                                     \
-		return EOPNOTSUPP;                                            \
 	}
+#define NOSUP_QUIET NOSUP_VOID
+#define NOSUP_NEG(name, ret, params)                                          \
+	static ret nosup_##name params                                        \
+	{                                                                     \
+		return -EOPNOTSUPP;                                           \
+	}
+#define NOSUP_FD(name, ret, params)                                           \
+	static ret nosup_##name params                                        \
+	{                                                                     \
+		errno = EOPNOTSUPP;                                           \
+		return -1;                                                    \
+	}
+/* 0: no in-order guarantee is promised (rdma-core's answer too) */
+#define NOSUP_FLAGS(name, ret, params)                                        \
+	static ret nosup_##name params                                        \
+	{                                                                     \
+		return 0;                                                     \
+	}
+/* written out below */
+#define NOSUP_POST(name, ret, params)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-NOSUP_INT(query_rt_values, struct ibv_context *c, struct ibv_values_ex *v)
-static void nop_async_event(struct ibv_context *c, struct ibv_async_event *e) {}
-NOSUP_PTR(alloc_td, struct ibv_td, struct ibv_context *c, struct ibv_td_init_attr *a)
-NOSUP_INT(dealloc_td, struct ibv_td *td)
-NOSUP_PTR(alloc_parent_domain, struct ibv_pd, struct ibv_context *c,
-	  struct ibv_parent_domain_init_attr *a)
-NOSUP_PTR(alloc_null_mr, struct ibv_mr, struct ibv_pd *pd)
-NOSUP_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a,
-	  uint32_t f, struct ibv_sge *s, uint32_t n)
-NOSUP_PTR(alloc_mw, struct ibv_mw, struct ibv_pd *pd, enum ibv_mw_type t)
-NOSUP_INT(bind_mw, struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b)
-NOSUP_PTR(create_cq, struct ibv_cq, struct ibv_context *c, int cqe,
-	  struct ibv_comp_channel *ch, int v)
-NOSUP_PTR(create_cq_ex, struct ibv_cq_ex, struct ibv_context *c,
-	  struct ibv_cq_init_attr_ex *a)
-static int nosup_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-NOSUP_INT(req_notify_cq, struct ibv_cq *cq, int s)
-static void nop_cq_event(struct ibv_cq *cq) {}
-NOSUP_INT(resize_cq, struct ibv_cq *cq, int cqe)
-NOSUP_INT(modify_cq, struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
-NOSUP_INT(destroy_cq, struct ibv_cq *cq)
-NOSUP_PTR(create_srq, struct ibv_srq, struct ibv_pd *pd, struct ibv_srq_init_attr *a)
-NOSUP_PTR(create_srq_ex, struct ibv_srq, struct ibv_context *c,
-	  struct ibv_srq_init_attr_ex *a)
-NOSUP_INT(modify_srq, struct ibv_srq *s, struct ibv_srq_attr *a, int m)
-NOSUP_INT(destroy_srq, struct ibv_srq *s)
-NOSUP_INT(post_srq_recv, struct ibv_srq *s, struct ibv_recv_wr *wr,
-	  struct ibv_recv_wr **bad)
-NOSUP_INT(post_srq_ops, struct ibv_srq *s, struct ibv_ops_wr *op,
-	  struct ibv_ops_wr **bad)
-NOSUP_INT(get_srq_num, struct ibv_srq *s, uint32_t *n)
-NOSUP_PTR(create_qp_ex, struct ibv_qp, struct ibv_context *c,
-	  struct ibv_qp_init_attr_ex *a)
-NOSUP_PTR(open_qp, struct ibv_qp, struct ibv_context *c, struct ibv_qp_open_attr *a)
-NOSUP_INT(modify_qp_rate_limit, struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *a)
-NOSUP_INT(destroy_qp, struct ibv_qp *qp)
+SV_CONTEXT_OPS(NOSUP_FN)
+
+/* The post verbs by hand, because they differ: post_send and post_recv
+ * hand back the first work request in *bad_wr, the SRQ ones leave it as
+ * it was (rdma-core's defaults leave it in all four). */
 static int nosup_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			   struct ibv_send_wr **bad)
+			   struct ibv_send_wr **bad_wr)
 {
-	if (bad)
-		*bad = wr;
+	if (bad_wr)
+		*bad_wr = wr;
 	return EOPNOTSUPP;
 }
 static int nosup_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			   struct ibv_recv_wr **bad)
+			   struct ibv_recv_wr **bad_wr)
 {
-	if (bad)
-		*bad = wr;
+	if (bad_wr)
+		*bad_wr = wr;
 	return EOPNOTSUPP;
 }
-NOSUP_PTR(create_ah, struct ibv_ah, struct ibv_pd *pd, struct ibv_ah_attr *a)
-NOSUP_INT(destroy_ah, struct ibv_ah *ah)
-NOSUP_PTR(open_xrcd, struct ibv_xrcd, struct ibv_context *c,
-	  struct ibv_xrcd_init_attr *a)
-NOSUP_INT(close_xrcd, struct ibv_xrcd *x)
-NOSUP_PTR(create_wq, struct ibv_wq, struct ibv_context *c, struct ibv_wq_init_attr *a)
-NOSUP_INT(modify_wq, struct ibv_wq *wq, struct ibv_wq_attr *a)
-NOSUP_INT(destroy_wq, struct ibv_wq *wq)
-NOSUP_PTR(create_rwq_ind_table, struct ibv_rwq_ind_table, struct ibv_context *c,
-	  struct ibv_rwq_ind_table_init_attr *a)
-NOSUP_INT(destroy_rwq_ind_table, struct ibv_rwq_ind_table *t)
-NOSUP_PTR(create_flow, struct ibv_flow, struct ibv_qp *qp, struct ibv_flow_attr *a)
-NOSUP_INT(destroy_flow, struct ibv_flow *f)
-NOSUP_PTR(create_counters, struct ibv_counters, struct ibv_context *c,
-	  struct ibv_counters_init_attr *a)
-NOSUP_INT(destroy_counters, struct ibv_counters *c)
-NOSUP_INT(attach_counters_point_flow, struct ibv_counters *c,
-	  struct ibv_counter_attach_attr *a, struct ibv_flow *f)
-NOSUP_INT(read_counters, struct ibv_counters *c, uint64_t *v, uint32_t n,
-	  uint32_t f)
-NOSUP_PTR(alloc_dm, struct ibv_dm, struct ibv_context *c, struct ibv_alloc_dm_attr *a)
-NOSUP_INT(free_dm, struct ibv_dm *dm)
-NOSUP_PTR(reg_dm_mr, struct ibv_mr, struct ibv_pd *pd, struct ibv_dm *dm,
-	  uint64_t off, size_t len, unsigned int access)
-NOSUP_PTR(create_flow_action_esp, struct ibv_flow_action, struct ibv_context *c,
-	  struct ibv_flow_action_esp_attr *a)
-NOSUP_INT(modify_flow_action_esp, struct ibv_flow_action *fa,
-	  struct ibv_flow_action_esp_attr *a)
-NOSUP_INT(destroy_flow_action, struct ibv_flow_action *fa)
-NOSUP_INT(query_ece, struct ibv_qp *qp, struct ibv_ece *ece)
-NOSUP_INT(set_ece, struct ibv_qp *qp, struct ibv_ece *ece)
-/* 0: no in-order guarantee is promised (rdma-core's answer too) */
-static int none_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
-				       uint32_t flags)
-{
-	return 0;
-}
-NOSUP_PTR(import_pd, struct ibv_pd, struct ibv_context *c, uint32_t h)
-NOSUP_PTR(import_mr, struct ibv_mr, struct ibv_pd *pd, uint32_t h)
-NOSUP_PTR(import_dm, struct ibv_dm, struct ibv_context *c, uint32_t h)
-/* nothing can have been imported through the defaults */
-static void nop_unimport_pd(struct ibv_pd *pd) {}
-static void nop_unimport_mr(struct ibv_mr *mr) {}
-static void nop_unimport_dm(struct ibv_dm *dm) {}
-/* rdma-core 59-65's verbs: DMA handles, device-memory dma-bufs and
- * completion counters are the hardware's */
-NOSUP_PTR(alloc_dmah, struct ibv_dmah, struct ibv_context *c,
-	  struct ibv_dmah_init_attr *a)
-NOSUP_INT(dealloc_dmah, struct ibv_dmah *d)
-static int nosup_dm_export_dmabuf_fd(struct ibv_dm *dm)
-{
-	errno = EOPNOTSUPP;
-	return -1;
-}
-NOSUP_INT(query_comp_cntr_caps, struct ibv_context *c,
-	  struct ibv_comp_cntr_caps *caps, size_t n)
-NOSUP_PTR(create_comp_cntr, struct ibv_comp_cntr, struct ibv_context *c,
-	  struct ibv_comp_cntr_init_attr *a)
-NOSUP_INT(destroy_comp_cntr, struct ibv_comp_cntr *cc)
-NOSUP_INT(set_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-NOSUP_INT(set_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-NOSUP_INT(inc_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-NOSUP_INT(inc_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t v)
-NOSUP_INT(read_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
-NOSUP_INT(read_err_comp_cntr, struct ibv_comp_cntr *cc, uint64_t *v)
-NOSUP_INT(qp_attach_comp_cntr, struct ibv_qp *qp, struct ibv_comp_cntr *cc,
-	  struct ibv_qp_attach_comp_cntr_attr *a)
-NOSUP_INT(query_port_speed, struct ibv_context *c, uint32_t p, uint64_t *s)
-
-/* The slots that have a generic default for the built-in providers need
- * a plain EOPNOTSUPP one too: rdma-core's providers start from nothing
- * but EOPNOTSUPP, as they do on rdma-core. */
-static int nosup_query_device_ex(struct ibv_context *c,
-				 const struct ibv_query_device_ex_input *i,
-				 struct ibv_device_attr_ex *a, size_t s)
+static int nosup_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr)
 {
 	return EOPNOTSUPP;
 }
-NOSUP_INT(query_port, struct ibv_context *c, uint8_t p, struct ibv_port_attr *a)
-NOSUP_PTR(alloc_pd, struct ibv_pd, struct ibv_context *c)
-NOSUP_INT(dealloc_pd, struct ibv_pd *pd)
-NOSUP_PTR(reg_mr, struct ibv_mr, struct ibv_pd *pd, void *addr, size_t len,
-	  uint64_t va, int access)
-NOSUP_INT(rereg_mr, struct ibv_mr *mr, int f, struct ibv_pd *pd, void *addr,
-	  size_t len, int access)
-NOSUP_INT(dereg_mr, struct ibv_mr *mr)
-NOSUP_INT(dealloc_mw, struct ibv_mw *mw)
-NOSUP_PTR(reg_dmabuf_mr, struct ibv_mr, struct ibv_pd *pd, uint64_t off,
-	  size_t len, uint64_t iova, int fd, int access)
-NOSUP_INT(query_srq, struct ibv_srq *s, struct ibv_srq_attr *a)
-NOSUP_PTR(create_qp, struct ibv_qp, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
-NOSUP_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
-	  struct ibv_qp_init_attr *i)
-NOSUP_INT(modify_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m)
-NOSUP_INT(attach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
-NOSUP_INT(detach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
+static int nosup_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
+			      struct ibv_ops_wr **bad_wr)
+{
+	return EOPNOTSUPP;
+}
 #pragma GCC diagnostic pop
 
 /* ---- generic command implementations ------------------------------------ */
@@ -436,131 +351,34 @@ static int generic_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	return ret;
 }
 
+/* ---- the default tables --------------------------------------------------- */
+
+/* Where the built-in providers start: the generic command where there is
+ * one, EOPNOTSUPP elsewhere. */
+#define DEFAULT_SLOT(name, since, dflt, kind, ret, params)                    \
+	.name = DEFAULT_##dflt(name),
+#define DEFAULT_NOSUP(name) nosup_##name
+#define DEFAULT_GENERIC(name) generic_##name
+#define DEFAULT_GENERIC_ALL(name) generic_##name
 const struct sv_context_ops sv_default_ops = {
-	.query_device_ex = generic_query_device_ex,
-	.query_port = generic_query_port,
-	.query_rt_values = nosup_query_rt_values,
-	.async_event = nop_async_event,
-	.alloc_pd = generic_alloc_pd,
-	.dealloc_pd = generic_dealloc_pd,
-	.alloc_td = nosup_alloc_td,
-	.dealloc_td = nosup_dealloc_td,
-	.alloc_parent_domain = nosup_alloc_parent_domain,
-	.reg_mr = generic_reg_mr,
-	.rereg_mr = generic_rereg_mr,
-	.dereg_mr = generic_dereg_mr,
-	.reg_dmabuf_mr = generic_reg_dmabuf_mr,
-	.alloc_null_mr = nosup_alloc_null_mr,
-	.advise_mr = nosup_advise_mr,
-	.alloc_mw = nosup_alloc_mw,
-	.bind_mw = nosup_bind_mw,
-	.dealloc_mw = generic_dealloc_mw,
-	.create_cq = nosup_create_cq,
-	.create_cq_ex = nosup_create_cq_ex,
-	.poll_cq = nosup_poll_cq,
-	.req_notify_cq = nosup_req_notify_cq,
-	.cq_event = nop_cq_event,
-	.resize_cq = nosup_resize_cq,
-	.modify_cq = nosup_modify_cq,
-	.destroy_cq = nosup_destroy_cq,
-	.create_srq = nosup_create_srq,
-	.create_srq_ex = nosup_create_srq_ex,
-	.modify_srq = nosup_modify_srq,
-	.query_srq = generic_query_srq,
-	.destroy_srq = nosup_destroy_srq,
-	.post_srq_recv = nosup_post_srq_recv,
-	.post_srq_ops = nosup_post_srq_ops,
-	.get_srq_num = nosup_get_srq_num,
-	.create_qp = generic_create_qp,
-	.create_qp_ex = nosup_create_qp_ex,
-	.open_qp = nosup_open_qp,
-	.query_qp = generic_query_qp,
-	.modify_qp = generic_modify_qp,
-	.modify_qp_rate_limit = nosup_modify_qp_rate_limit,
-	.destroy_qp = nosup_destroy_qp,
-	.post_send = nosup_post_send,
-	.post_recv = nosup_post_recv,
-	.create_ah = nosup_create_ah,
-	.destroy_ah = nosup_destroy_ah,
-	.attach_mcast = generic_attach_mcast,
-	.detach_mcast = generic_detach_mcast,
-	.open_xrcd = nosup_open_xrcd,
-	.close_xrcd = nosup_close_xrcd,
-	.create_wq = nosup_create_wq,
-	.modify_wq = nosup_modify_wq,
-	.destroy_wq = nosup_destroy_wq,
-	.create_rwq_ind_table = nosup_create_rwq_ind_table,
-	.destroy_rwq_ind_table = nosup_destroy_rwq_ind_table,
-	.create_flow = nosup_create_flow,
-	.destroy_flow = nosup_destroy_flow,
-	.create_counters = nosup_create_counters,
-	.destroy_counters = nosup_destroy_counters,
-	.attach_counters_point_flow = nosup_attach_counters_point_flow,
-	.read_counters = nosup_read_counters,
-	.alloc_dm = nosup_alloc_dm,
-	.free_dm = nosup_free_dm,
-	.reg_dm_mr = nosup_reg_dm_mr,
-	.create_flow_action_esp = nosup_create_flow_action_esp,
-	.modify_flow_action_esp = nosup_modify_flow_action_esp,
-	.destroy_flow_action = nosup_destroy_flow_action,
-	.query_ece = nosup_query_ece,
-	.set_ece = nosup_set_ece,
-	.query_qp_data_in_order = none_query_qp_data_in_order,
-	.import_pd = nosup_import_pd,
-	.unimport_pd = nop_unimport_pd,
-	.import_mr = nosup_import_mr,
-	.unimport_mr = nop_unimport_mr,
-	.import_dm = nosup_import_dm,
-	.unimport_dm = nop_unimport_dm,
-	.query_port_speed = generic_query_port_speed,
-	.reg_mr_ex = generic_reg_mr_ex,
-	.alloc_dmah = nosup_alloc_dmah,
-	.dealloc_dmah = nosup_dealloc_dmah,
-	.alloc_buf = generic_alloc_buf,
-	.free_buf = generic_free_buf,
-	.dm_export_dmabuf_fd = nosup_dm_export_dmabuf_fd,
-	.query_comp_cntr_caps = nosup_query_comp_cntr_caps,
-	.create_comp_cntr = nosup_create_comp_cntr,
-	.destroy_comp_cntr = nosup_destroy_comp_cntr,
-	.set_comp_cntr = nosup_set_comp_cntr,
-	.set_err_comp_cntr = nosup_set_err_comp_cntr,
-	.inc_comp_cntr = nosup_inc_comp_cntr,
-	.inc_err_comp_cntr = nosup_inc_err_comp_cntr,
-	.read_comp_cntr = nosup_read_comp_cntr,
-	.read_err_comp_cntr = nosup_read_err_comp_cntr,
-	.qp_attach_comp_cntr = nosup_qp_attach_comp_cntr,
+	SV_CONTEXT_OPS(DEFAULT_SLOT)
 };
 
-/* Where rdma-core's providers start (verbs_init_context): the same
- * table with every generic command replaced by EOPNOTSUPP. */
-static struct sv_context_ops nosup_table(void)
-{
-	struct sv_context_ops t = sv_default_ops;
-
-	t.query_device_ex = nosup_query_device_ex;
-	t.query_port = nosup_query_port;
-	t.alloc_pd = nosup_alloc_pd;
-	t.dealloc_pd = nosup_dealloc_pd;
-	t.reg_mr = nosup_reg_mr;
-	t.rereg_mr = nosup_rereg_mr;
-	t.dereg_mr = nosup_dereg_mr;
-	t.dealloc_mw = nosup_dealloc_mw;
-	t.reg_dmabuf_mr = nosup_reg_dmabuf_mr;
-	t.query_srq = nosup_query_srq;
-	t.create_qp = nosup_create_qp;
-	t.query_qp = nosup_query_qp;
-	t.modify_qp = nosup_modify_qp;
-	t.attach_mcast = nosup_attach_mcast;
-	t.detach_mcast = nosup_detach_mcast;
-	/* rdma-core answers EOPNOTSUPP for a provider without the op; its
-	 * reg_mr_ex and alloc_buf defaults are the ones above */
-	t.query_port_speed = nosup_query_port_speed;
-	return t;
-}
+/* Where rdma-core's providers start (verbs_init_context): EOPNOTSUPP but
+ * for the defaults rdma-core gives every provider too (reg_mr_ex and
+ * alloc_buf go through the provider's own ops). */
+#define NOSUP_SLOT(name, since, dflt, kind, ret, params)                      \
+	.name = NOSUP_SLOT_##dflt(name),
+#define NOSUP_SLOT_NOSUP(name) nosup_##name
+#define NOSUP_SLOT_GENERIC(name) nosup_##name
+#define NOSUP_SLOT_GENERIC_ALL(name) generic_##name
+static const struct sv_context_ops nosup_ops = {
+	SV_CONTEXT_OPS(NOSUP_SLOT)
+};
 
 void sv_ops_init_nosup(struct sv_context_ops *ops)
 {
-	*ops = nosup_table();
+	*ops = nosup_ops;
 }
 
 /* The table is only function pointers of one size, so it can be walked
@@ -569,6 +387,10 @@ typedef void (*sv_slot_fn)(void);
 _Static_assert(sizeof(struct sv_context_ops) % sizeof(sv_slot_fn) == 0,
 	       "sv_context_ops must hold only function pointers");
 #define SV_OPS_SLOTS (sizeof(struct sv_context_ops) / sizeof(sv_slot_fn))
+#define COUNT_OP(...) +1
+_Static_assert(SV_OPS_SLOTS == 0 SV_CONTEXT_OPS(COUNT_OP),
+	       "sv_context_ops has one slot per op of lib/ops_list.h");
+#undef COUNT_OP
 
 void sv_ops_merge(struct sv_context_ops *dst, const struct sv_context_ops *src)
 {
@@ -595,3 +417,92 @@ size_t sv_ops_null_slots(const struct sv_context_ops *ops)
 			n++;
 	return n;
 }
+
+/* ---- the application-visible tables ----------------------------------------- */
+
+#ifndef SV_PLUGIN_PROVIDER
+/* (The plug-ins' contexts are rdma-core's: its core fills these.) */
+
+/* The slots rdma-core 59-64 added in front of query_port, nearest first,
+ * as many as the context's verbs_context has (rdma-core's core points them
+ * at the ops; nothing in verbs.h reads them). */
+static void install_grown(struct verbs_context *v,
+			  const struct sv_context_ops *ops, size_t vctx_size)
+{
+	void (*const grown[SV_VCTX_GROWN_SLOTS])(void) = {
+		(void (*)(void))ops->alloc_dmah,
+		(void (*)(void))ops->dealloc_dmah,
+		(void (*)(void))ops->reg_mr_ex,
+		(void (*)(void))ops->dm_export_dmabuf_fd,
+		(void (*)(void))ops->alloc_buf,
+		(void (*)(void))ops->free_buf,
+	};
+	char *query_port = (char *)&v->query_port;
+	size_t n = vctx_size > SV_VCTX_SIZE_44 ?
+			   (vctx_size - SV_VCTX_SIZE_44) / sizeof(void *) : 0;
+
+	for (size_t i = 0; i < n && i < SV_VCTX_GROWN_SLOTS; i++)
+		memcpy(query_port - (ptrdiff_t)((i + 1) * sizeof(void *)),
+		       &grown[i], sizeof(grown[i]));
+}
+
+void sv_context_install_ops(struct verbs_context *v)
+{
+	struct ibv_context_ops *o = &v->context.ops;
+	const struct sv_context_ops *ops = &v->priv->ops;
+
+	/* The hot-path verbs are inline in applications and jump through
+	 * ibv_context.ops: straight to the provider. */
+	o->alloc_mw = ops->alloc_mw;
+	o->bind_mw = ops->bind_mw;
+	o->dealloc_mw = ops->dealloc_mw;
+	o->poll_cq = ops->poll_cq;
+	o->req_notify_cq = ops->req_notify_cq;
+	o->post_srq_recv = ops->post_srq_recv;
+	o->post_send = ops->post_send;
+	o->post_recv = ops->post_recv;
+
+	/* The extended verbs go through the verbs_context slots. Creation
+	 * verbs pass through the core, which keeps its bookkeeping. */
+	v->query_port = sv_query_port;
+	v->advise_mr = ops->advise_mr;
+	v->alloc_null_mr = ops->alloc_null_mr;
+	v->read_counters = ops->read_counters;
+	v->attach_counters_point_flow = ops->attach_counters_point_flow;
+	v->create_counters = ops->create_counters;
+	v->destroy_counters = ops->destroy_counters;
+	v->reg_dm_mr = ops->reg_dm_mr;
+	v->alloc_dm = ops->alloc_dm;
+	v->free_dm = ops->free_dm;
+	v->modify_flow_action_esp = ops->modify_flow_action_esp;
+	v->destroy_flow_action = ops->destroy_flow_action;
+	v->create_flow_action_esp = ops->create_flow_action_esp;
+	v->modify_qp_rate_limit = ops->modify_qp_rate_limit;
+	v->alloc_parent_domain = ops->alloc_parent_domain;
+	v->dealloc_td = ops->dealloc_td;
+	v->alloc_td = ops->alloc_td;
+	v->modify_cq = ops->modify_cq;
+	v->post_srq_ops = ops->post_srq_ops;
+	v->destroy_rwq_ind_table = ops->destroy_rwq_ind_table;
+	v->create_rwq_ind_table = ops->create_rwq_ind_table;
+	v->destroy_wq = ops->destroy_wq;
+	v->modify_wq = ops->modify_wq;
+	v->create_wq = ops->create_wq;
+	v->query_rt_values = ops->query_rt_values;
+	v->create_cq_ex = sv_vctx_create_cq_ex;
+	v->query_device_ex = ops->query_device_ex;
+	v->ibv_destroy_flow = ops->destroy_flow;
+	v->ibv_create_flow = ops->create_flow;
+	/* programs built against libibverbs 1.1.8 look for the flow verbs
+	 * in these two places */
+	v->ABI_placeholder1 = (void (*)(void))ops->create_flow;
+	v->ABI_placeholder2 = (void (*)(void))ops->destroy_flow;
+	v->open_qp = sv_vctx_open_qp;
+	v->create_qp_ex = sv_vctx_create_qp_ex;
+	v->get_srq_num = ops->get_srq_num;
+	v->create_srq_ex = sv_vctx_create_srq_ex;
+	v->open_xrcd = ops->open_xrcd;
+	v->close_xrcd = ops->close_xrcd;
+	install_grown(v, ops, v->priv->layout->vctx_size);
+}
+#endif

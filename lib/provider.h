@@ -46,6 +46,7 @@
 
 #include "explain.h"
 #include "log.h"
+#include "ops_list.h"
 #include "verbs_ext.h"
 
 #ifndef container_of
@@ -66,7 +67,7 @@ struct sv_cq {
 };
 
 /* The core objects below are laid out as rdma-core 44's verbs_qp,
- * verbs_srq and verbs_mr (lib/pabi/context.c checks it), so that the core
+ * verbs_srq and verbs_mr (lib/pabi/same_layout.h checks it), so that the core
  * treats objects of its own providers and of rdma-core's alike. */
 
 /* ibv_wr_flush's slot: rdma-core 45 appended wr_flush to ibv_qp_ex, at
@@ -96,7 +97,7 @@ typedef void (*sv_wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey,
  * are laid out as rdma-core 45 and later's verbs_qp whichever verbs.h
  * this is built with (the wr_flush slot, then comp_mask at 360); a
  * plug-in's as the verbs_qp of the rdma-core it is built against
- * (plugin/plugin.c checks it; against 44: no slot, no FLUSH). */
+ * (lib/pabi/same_layout.h checks it; against 44: no slot, no FLUSH). */
 struct sv_qp {
 	union {
 		struct ibv_qp qp;
@@ -162,198 +163,13 @@ static inline struct sv_srq *sv_to_srq(struct ibv_srq *srq)
 
 /* ---- the context-ops table --------------------------------------------- */
 
-/* Every verb a context can do. Only function pointers, all the same size:
- * the core merges and checks tables slot by slot (see sv_ops_merge). */
+/* Every verb a context can do: one slot per op of lib/ops_list.h, in its
+ * order. Only function pointers, all the same size: the core merges and
+ * checks tables slot by slot (see sv_ops_merge). */
 struct sv_context_ops {
-	/* device and port */
-	int (*query_device_ex)(struct ibv_context *ctx,
-			       const struct ibv_query_device_ex_input *input,
-			       struct ibv_device_attr_ex *attr, size_t attr_size);
-	/* attr is always the newest struct ibv_port_attr, 56 bytes (lib/
-	 * core.h's union sv_port_attr; the core copies out what the
-	 * caller's struct can hold) */
-	int (*query_port)(struct ibv_context *ctx, uint8_t port_num,
-			  struct ibv_port_attr *attr);
-	int (*query_rt_values)(struct ibv_context *ctx,
-			       struct ibv_values_ex *values);
-	/* the port's effective bandwidth, 100 Mb/s units (rdma-core 62) */
-	int (*query_port_speed)(struct ibv_context *ctx, uint32_t port_num,
-				uint64_t *speed);
-	/* called by ibv_get_async_event for every event, before it returns */
-	void (*async_event)(struct ibv_context *ctx, struct ibv_async_event *ev);
-
-	/* protection domains */
-	struct ibv_pd *(*alloc_pd)(struct ibv_context *ctx);
-	int (*dealloc_pd)(struct ibv_pd *pd);
-	struct ibv_td *(*alloc_td)(struct ibv_context *ctx,
-				   struct ibv_td_init_attr *attr);
-	int (*dealloc_td)(struct ibv_td *td);
-	struct ibv_pd *(*alloc_parent_domain)(
-		struct ibv_context *ctx, struct ibv_parent_domain_init_attr *attr);
-
-	/* memory regions: the core has already validated the access flags and
-	 * added the range to the fork-safety map; the op only registers */
-	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
-				 uint64_t hca_va, int access);
-	/* flags: enum ibv_rereg_mr_flags; 0 or a positive errno; on error the
-	 * MR is unchanged */
-	int (*rereg_mr)(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
-			void *addr, size_t length, int access);
-	int (*dereg_mr)(struct ibv_mr *mr);
-	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
-					size_t length, uint64_t iova, int fd,
-					int access);
-	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
-	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-			 uint32_t flags, struct ibv_sge *sg_list,
-			 uint32_t num_sges);
-	/* ibv_reg_mr_ex (rdma-core 59): the core has checked the attributes
-	 * and done the fork-safety part; the default registers through
-	 * reg_mr or reg_dmabuf_mr */
-	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd,
-				    struct ibv_mr_init_attr *attr);
-	/* DMA handles (rdma-core 59) */
-	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *ctx,
-				       struct ibv_dmah_init_attr *attr);
-	int (*dealloc_dmah)(struct ibv_dmah *dmah);
-	/* buffers for ibv_reg_buf_mr (rdma-core 64): the default is page
-	 * aligned anonymous memory of the caller's */
-	void *(*alloc_buf)(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
-	void (*free_buf)(struct ibv_buf *buf);
-
-	/* memory windows */
-	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
-	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
-		       struct ibv_mw_bind *mw_bind);
-	int (*dealloc_mw)(struct ibv_mw *mw);
-
-	/* completion queues */
-	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe,
-				    struct ibv_comp_channel *channel,
-				    int comp_vector);
-	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
-					  struct ibv_cq_init_attr_ex *attr);
-	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
-	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	/* called by ibv_get_cq_event for the CQ that fired */
-	void (*cq_event)(struct ibv_cq *cq);
-	int (*resize_cq)(struct ibv_cq *cq, int cqe);
-	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
-	int (*destroy_cq)(struct ibv_cq *cq);
-
-	/* shared receive queues */
-	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
-				      struct ibv_srq_init_attr *attr);
-	struct ibv_srq *(*create_srq_ex)(struct ibv_context *ctx,
-					 struct ibv_srq_init_attr_ex *attr);
-	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
-			  int attr_mask);
-	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
-	int (*destroy_srq)(struct ibv_srq *srq);
-	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			     struct ibv_recv_wr **bad_wr);
-	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *op,
-			    struct ibv_ops_wr **bad_op);
-	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
-
-	/* queue pairs */
-	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
-				    struct ibv_qp_init_attr *attr);
-	struct ibv_qp *(*create_qp_ex)(struct ibv_context *ctx,
-				       struct ibv_qp_init_attr_ex *attr);
-	struct ibv_qp *(*open_qp)(struct ibv_context *ctx,
-				  struct ibv_qp_open_attr *attr);
-	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			int attr_mask, struct ibv_qp_init_attr *init_attr);
-	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			 int attr_mask);
-	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
-				    struct ibv_qp_rate_limit_attr *attr);
-	int (*destroy_qp)(struct ibv_qp *qp);
-	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
-				      uint32_t flags);
-	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			 struct ibv_send_wr **bad_wr);
-	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			 struct ibv_recv_wr **bad_wr);
-
-	/* address handles */
-	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
-	int (*destroy_ah)(struct ibv_ah *ah);
-
-	/* multicast */
-	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-
-	/* XRC, WQ, RSS, flows, counters, device memory, flow actions */
-	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *ctx,
-				      struct ibv_xrcd_init_attr *attr);
-	int (*close_xrcd)(struct ibv_xrcd *xrcd);
-	struct ibv_wq *(*create_wq)(struct ibv_context *ctx,
-				    struct ibv_wq_init_attr *attr);
-	int (*modify_wq)(struct ibv_wq *wq, struct ibv_wq_attr *attr);
-	int (*destroy_wq)(struct ibv_wq *wq);
-	struct ibv_rwq_ind_table *(*create_rwq_ind_table)(
-		struct ibv_context *ctx,
-		struct ibv_rwq_ind_table_init_attr *attr);
-	int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *table);
-	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
-					struct ibv_flow_attr *attr);
-	int (*destroy_flow)(struct ibv_flow *flow);
-	struct ibv_counters *(*create_counters)(
-		struct ibv_context *ctx, struct ibv_counters_init_attr *attr);
-	int (*destroy_counters)(struct ibv_counters *counters);
-	int (*attach_counters_point_flow)(struct ibv_counters *counters,
-					  struct ibv_counter_attach_attr *attr,
-					  struct ibv_flow *flow);
-	int (*read_counters)(struct ibv_counters *counters, uint64_t *values,
-			     uint32_t ncounters, uint32_t flags);
-	struct ibv_dm *(*alloc_dm)(struct ibv_context *ctx,
-				   struct ibv_alloc_dm_attr *attr);
-	int (*free_dm)(struct ibv_dm *dm);
-	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
-				    uint64_t dm_offset, size_t length,
-				    unsigned int access);
-	struct ibv_flow_action *(*create_flow_action_esp)(
-		struct ibv_context *ctx, struct ibv_flow_action_esp_attr *attr);
-	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
-				      struct ibv_flow_action_esp_attr *attr);
-	int (*destroy_flow_action)(struct ibv_flow_action *action);
-	/* a dma-buf fd of device memory (rdma-core 62): the fd, or -1 with
-	 * errno */
-	int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
-
-	/* completion counters (rdma-core 65) */
-	int (*query_comp_cntr_caps)(struct ibv_context *ctx,
-				    struct ibv_comp_cntr_caps *caps,
-				    size_t caps_size);
-	struct ibv_comp_cntr *(*create_comp_cntr)(
-		struct ibv_context *ctx, struct ibv_comp_cntr_init_attr *attr);
-	int (*destroy_comp_cntr)(struct ibv_comp_cntr *comp_cntr);
-	int (*set_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t value);
-	int (*set_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
-				 uint64_t value);
-	int (*inc_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
-	int (*inc_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
-				 uint64_t amount);
-	int (*read_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
-	int (*read_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
-				  uint64_t *value);
-	int (*qp_attach_comp_cntr)(struct ibv_qp *qp,
-				   struct ibv_comp_cntr *comp_cntr,
-				   struct ibv_qp_attach_comp_cntr_attr *attr);
-
-	/* sharing objects between processes (ibv_import_*) */
-	struct ibv_pd *(*import_pd)(struct ibv_context *ctx, uint32_t pd_handle);
-	void (*unimport_pd)(struct ibv_pd *pd);
-	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
-	void (*unimport_mr)(struct ibv_mr *mr);
-	struct ibv_dm *(*import_dm)(struct ibv_context *ctx, uint32_t dm_handle);
-	void (*unimport_dm)(struct ibv_dm *dm);
+#define SV_OPS_SLOT(name, since, dflt, kind, ret, params) ret(*name) params;
+	SV_CONTEXT_OPS(SV_OPS_SLOT)
+#undef SV_OPS_SLOT
 };
 
 /* ---- the provider (device-ops) table ----------------------------------- */

@@ -24,27 +24,7 @@
 
 #include "core.h"
 #include "pabi/abi.h"
-
-/* Our providers' objects are handed to rdma-core's core as its own: the
- * rdma-core this plug-in is built against (its verbs.h). */
-_Static_assert(sizeof(struct sv_qp) == sizeof(struct verbs_qp) &&
-		       offsetof(struct sv_qp, comp_mask) ==
-			       offsetof(struct verbs_qp, comp_mask) &&
-		       SV_QP_EX == VERBS_QP_EX,
-	       "sv_qp is laid out as verbs_qp");
-_Static_assert(sizeof(struct sv_srq) == sizeof(struct verbs_srq) &&
-		       offsetof(struct sv_srq, srq_num) ==
-			       offsetof(struct verbs_srq, srq_num),
-	       "sv_srq is laid out as verbs_srq");
-_Static_assert(sizeof(struct sv_mr) == sizeof(struct verbs_mr) &&
-		       offsetof(struct sv_mr, mr_type) ==
-			       offsetof(struct verbs_mr, mr_type) &&
-		       offsetof(struct sv_mr, access) ==
-			       offsetof(struct verbs_mr, access) &&
-		       (int)SV_MR_TYPE_DMABUF_MR == (int)IBV_MR_TYPE_DMABUF_MR,
-	       "sv_mr is laid out as verbs_mr");
-_Static_assert(sizeof(struct sv_cq) == sizeof(struct verbs_cq),
-	       "sv_cq is laid out as verbs_cq");
+#include "pabi/same_layout.h"
 
 /* The provider this plug-in carries (-DSV_PLUGIN_PROVIDER=rxe_provider). */
 #define sv_plugin_provider SV_PLUGIN_PROVIDER
@@ -76,11 +56,11 @@ static void plug_ops_to_verbs(const struct sv_context_ops *all,
 {
 	size_t i = 0;
 
-#define PUT(name, since)                                                      \
+#define PUT(name, since, ...)                                                 \
 	if ((since) <= PLUG_OPS_RELEASE)                                      \
 		plug_ops[i++] = (void (*)(void))((since) > 44 ? own : all)->name;
 	/* not a verb in our table: the adapter's, since it owns the memory */
-#define PUT_FREE(name, since)                                                 \
+#define PUT_FREE(name, since, ...)                                            \
 	if ((since) <= PLUG_OPS_RELEASE)                                      \
 		plug_ops[i++] = (void (*)(void))plug_free_context;
 	PABI_CONTEXT_OPS(PUT, PUT_FREE)

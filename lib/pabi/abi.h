@@ -34,6 +34,7 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
+#include "ops_list.h"
 #include "uverbs_ext.h"
 #include "verbs_device.h"
 #include "verbs_ext.h"
@@ -167,104 +168,12 @@ enum {
  * libibverbs/driver.h at v44.0, v57.0, v58.0, v59.0, v61.0, v62.0,
  * v63.0, v64.0 and 65.0). Tables are read and built slot by slot through
  * this list (lib/pabi/ops.c, plugin/plugin.c), never through one
- * release's struct. X(name, since) for the verbs, F(free_context, 44)
- * for the one slot that is not a verb. */
+ * release's struct. The list is the core's (lib/ops_list.h: the same
+ * order, since it is rdma-core's): X(name, since, ...) for the verbs,
+ * F(free_context, 44, ...) for the one slot that is not a verb. */
 struct verbs_context_ops;
 
-#define PABI_CONTEXT_OPS(X, F) \
-	X(advise_mr, 44) \
-	X(alloc_buf, 64) \
-	X(alloc_dm, 44) \
-	X(alloc_dmah, 59) \
-	X(alloc_mw, 44) \
-	X(alloc_null_mr, 44) \
-	X(alloc_parent_domain, 44) \
-	X(alloc_pd, 44) \
-	X(alloc_td, 44) \
-	X(async_event, 44) \
-	X(attach_counters_point_flow, 44) \
-	X(attach_mcast, 44) \
-	X(bind_mw, 44) \
-	X(close_xrcd, 44) \
-	X(cq_event, 44) \
-	X(create_ah, 44) \
-	X(create_comp_cntr, 65) \
-	X(create_counters, 44) \
-	X(create_cq, 44) \
-	X(create_cq_ex, 44) \
-	X(create_flow, 44) \
-	X(create_flow_action_esp, 44) \
-	X(create_qp, 44) \
-	X(create_qp_ex, 44) \
-	X(create_rwq_ind_table, 44) \
-	X(create_srq, 44) \
-	X(create_srq_ex, 44) \
-	X(create_wq, 44) \
-	X(dealloc_dmah, 59) \
-	X(dealloc_mw, 44) \
-	X(dealloc_pd, 44) \
-	X(dealloc_td, 44) \
-	X(dereg_mr, 44) \
-	X(destroy_ah, 44) \
-	X(destroy_comp_cntr, 65) \
-	X(destroy_counters, 44) \
-	X(destroy_cq, 44) \
-	X(destroy_flow, 44) \
-	X(destroy_flow_action, 44) \
-	X(destroy_qp, 44) \
-	X(destroy_rwq_ind_table, 44) \
-	X(destroy_srq, 44) \
-	X(destroy_wq, 44) \
-	X(detach_mcast, 44) \
-	X(dm_export_dmabuf_fd, 62) \
-	X(free_buf, 64) \
-	F(free_context, 44) \
-	X(free_dm, 44) \
-	X(get_srq_num, 44) \
-	X(import_dm, 44) \
-	X(import_mr, 44) \
-	X(import_pd, 44) \
-	X(inc_comp_cntr, 65) \
-	X(inc_err_comp_cntr, 65) \
-	X(modify_cq, 44) \
-	X(modify_flow_action_esp, 44) \
-	X(modify_qp, 44) \
-	X(modify_qp_rate_limit, 44) \
-	X(modify_srq, 44) \
-	X(modify_wq, 44) \
-	X(open_qp, 44) \
-	X(open_xrcd, 44) \
-	X(poll_cq, 44) \
-	X(post_recv, 44) \
-	X(post_send, 44) \
-	X(post_srq_ops, 44) \
-	X(post_srq_recv, 44) \
-	X(qp_attach_comp_cntr, 65) \
-	X(query_comp_cntr_caps, 65) \
-	X(query_device_ex, 44) \
-	X(query_ece, 44) \
-	X(query_port, 44) \
-	X(query_port_speed, 62) \
-	X(query_qp, 44) \
-	X(query_qp_data_in_order, 44) \
-	X(query_rt_values, 44) \
-	X(query_srq, 44) \
-	X(read_comp_cntr, 65) \
-	X(read_counters, 44) \
-	X(read_err_comp_cntr, 65) \
-	X(reg_dm_mr, 44) \
-	X(reg_dmabuf_mr, 44) \
-	X(reg_mr, 44) \
-	X(reg_mr_ex, 59) \
-	X(req_notify_cq, 44) \
-	X(rereg_mr, 44) \
-	X(resize_cq, 44) \
-	X(set_comp_cntr, 65) \
-	X(set_ece, 44) \
-	X(set_err_comp_cntr, 65) \
-	X(unimport_dm, 44) \
-	X(unimport_mr, 44) \
-	X(unimport_pd, 44)
+#define PABI_CONTEXT_OPS(X, F) SV_CONTEXT_OPS_SLOTS(X, F)
 
 /* The slots of the newest table (65's). */
 #define PABI_OPS_SLOTS_MAX 93

@@ -187,22 +187,6 @@ SV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *vqp,
 }
 PABI_EXPORT_34(ibv_cmd_open_qp);
 
-static void dest_to_kern(struct ib_uverbs_qp_dest *d,
-			 const struct ibv_ah_attr *ah)
-{
-	memcpy(d->dgid, ah->grh.dgid.raw, sizeof(d->dgid));
-	d->flow_label = ah->grh.flow_label;
-	d->dlid = ah->dlid;
-	d->sgid_index = ah->grh.sgid_index;
-	d->hop_limit = ah->grh.hop_limit;
-	d->traffic_class = ah->grh.traffic_class;
-	d->sl = ah->sl;
-	d->src_path_bits = ah->src_path_bits;
-	d->static_rate = ah->static_rate;
-	d->is_global = ah->is_global;
-	d->port_num = ah->port_num;
-}
-
 /* The MODIFY_QP core fields as rdma-core sends them: only those attr_mask
  * names, every other byte zero. */
 static void modify_qp_fields(struct ib_uverbs_modify_qp *c,
@@ -227,7 +211,7 @@ static void modify_qp_fields(struct ib_uverbs_modify_qp *c,
 	if (attr_mask & IBV_QP_QKEY)
 		c->qkey = attr->qkey;
 	if (attr_mask & IBV_QP_AV)
-		dest_to_kern(&c->dest, &attr->ah_attr);
+		sv_ah_attr_to_dest(&c->dest, &attr->ah_attr);
 	if (attr_mask & IBV_QP_PATH_MTU)
 		c->path_mtu = (uint8_t)attr->path_mtu;
 	if (attr_mask & IBV_QP_TIMEOUT)
@@ -244,7 +228,7 @@ static void modify_qp_fields(struct ib_uverbs_modify_qp *c,
 		c->alt_pkey_index = attr->alt_pkey_index;
 		c->alt_port_num = attr->alt_port_num;
 		c->alt_timeout = attr->alt_timeout;
-		dest_to_kern(&c->alt_dest, &attr->alt_ah_attr);
+		sv_ah_attr_to_dest(&c->alt_dest, &attr->alt_ah_attr);
 	}
 	if (attr_mask & IBV_QP_MIN_RNR_TIMER)
 		c->min_rnr_timer = attr->min_rnr_timer;

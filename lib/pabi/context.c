@@ -19,21 +19,7 @@
 #include <unistd.h>
 
 #include "pabi.h"
-
-_Static_assert(sizeof(struct sv_srq) == sizeof(struct verbs_srq) &&
-		       offsetof(struct sv_srq, srq_num) ==
-			       offsetof(struct verbs_srq, srq_num),
-	       "sv_srq is laid out as verbs_srq");
-_Static_assert(sizeof(struct sv_mr) == sizeof(struct verbs_mr) &&
-		       offsetof(struct sv_mr, mr_type) ==
-			       offsetof(struct verbs_mr, mr_type) &&
-		       offsetof(struct sv_mr, access) ==
-			       offsetof(struct verbs_mr, access) &&
-		       (int)SV_MR_TYPE_DMABUF_MR == (int)IBV_MR_TYPE_DMABUF_MR,
-	       "sv_mr is laid out as verbs_mr");
-_Static_assert(sizeof(struct sv_cq) == sizeof(struct verbs_cq),
-	       "sv_cq is laid out as verbs_cq");
-_Static_assert(SV_QP_EX == VERBS_QP_EX, "one bit says a QP has ibv_qp_ex");
+#include "same_layout.h"
 
 /* ---- logging and flags ---------------------------------------------------- */
 

@@ -21,7 +21,7 @@ size_t pabi_ops_slots(unsigned int release)
 {
 	size_t n = 0;
 
-#define COUNT(name, since) n += (since) <= release;
+#define COUNT(name, since, ...) n += (since) <= release;
 	PABI_CONTEXT_OPS(COUNT, COUNT)
 #undef COUNT
 	return n;
@@ -31,7 +31,7 @@ int pabi_ops_slot(unsigned int release, const char *name)
 {
 	int i = 0;
 
-#define FIND(op, since)                                                       \
+#define FIND(op, since, ...)                                                  \
 	if ((since) <= release) {                                             \
 		if (!strcmp(#op, name))                                       \
 			return i;                                             \
@@ -57,10 +57,10 @@ void pabi_ops_take(struct sv_context_ops *dst,
 #define NEXT(since)                                                           \
 	((since) <= release &&                                                \
 	 (memcpy(&slot, table + i++ * sizeof(slot), sizeof(slot)), slot))
-#define TAKE(name, since)                                                     \
+#define TAKE(name, since, ...)                                                \
 	if (NEXT(since))                                                      \
 		dst->name = (__typeof__(dst->name))slot;
-#define TAKE_FREE(name, since)                                                \
+#define TAKE_FREE(name, since, ...)                                           \
 	if (NEXT(since))                                                      \
 		*free_context = (void (*)(struct ibv_context *))slot;
 	PABI_CONTEXT_OPS(TAKE, TAKE_FREE)
