@@ -118,6 +118,8 @@ int sv_context_finish_open(struct verbs_context *vctx)
 	return 0;
 }
 
+/* ---- the built-in providers' device hooks ---------------------------------- */
+
 static struct sv_context *context_alloc(struct ibv_device *device,
 					struct sv_sysfs_dev *s, int cmd_fd)
 {
@@ -159,13 +161,15 @@ static void context_free(struct sv_context *ctx)
 	free(ctx);
 }
 
-struct ibv_context *sv_native_open(struct ibv_device *device,
-				   struct sv_sysfs_dev *s)
+static struct ibv_context *builtin_open(struct ibv_device *device,
+					void *private_data)
 {
+	struct sv_sysfs_dev *s = sv_device_sysfs(device);
 	const struct sv_provider *prov = s->native;
 	struct sv_context *ctx;
 	int fd, ret;
 
+	(void)private_data; /* a vendor's (mlx5dv_open_device): none of ours */
 	fd = sv_device_open_cdev(s, device->name);
 	if (fd < 0)
 		return NULL;
@@ -199,30 +203,45 @@ err_close:
 	return NULL;
 }
 
+static void builtin_close(struct ibv_context *context)
+{
+	struct sv_context *ctx = sv_to_context(context);
+	struct ibv_device *device = context->device;
+
+	if (ctx->provider->free_context)
+		ctx->provider->free_context(ctx);
+	if (context->async_fd >= 0)
+		close(context->async_fd);
+	close(context->cmd_fd);
+	context_free(ctx);
+	sv_device_put(device);
+}
+
+/* The device object is the bare verbs_device builtin_claim allocated. */
+static void builtin_free_device(struct verbs_device *vdev)
+{
+	free(vdev);
+}
+
+/* No import: rxe and siw cannot rebuild their queues from another
+ * process's context. */
+const struct sv_device_hooks sv_builtin_hooks = {
+	.open = builtin_open,
+	.close = builtin_close,
+	.free = builtin_free_device,
+};
+
+/* ---- opening and closing ---------------------------------------------------- */
+
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	struct sv_sysfs_dev *s = device ? sv_device_sysfs(device) : NULL;
-
-	if (!s) {
-		if (device)
-			sv_err("not a device of this library's device list");
-		errno = EINVAL;
-		return NULL;
-	}
-	if (s->native)
-		return sv_native_open(device, s);
-	return sv_rdmacore_open(device);
+	return sv_device_open(device, NULL);
 }
 
 SV_EXPORT int ibv_close_device(struct ibv_context *context)
 {
-	struct verbs_ex_private *priv;
-	struct ibv_device *device;
-	struct sv_context *ctx;
-
 	if (!context || context->abi_compat != __VERBS_ABI_IS_EXTENDED)
 		return EINVAL;
-	priv = sv_priv(context);
 	/* In a forked child, closing an inherited context frees the child's
 	 * copies and closes the child's descriptors only: no command reaches
 	 * the kernel, the parent's objects stay. */
@@ -231,25 +250,6 @@ SV_EXPORT int ibv_close_device(struct ibv_context *context)
 		       context->device->name, (void *)context);
 	sv_inherit_context_del(container_of(context, struct verbs_context, context));
 	sv_explain_forget(context);
-	if (priv->from_rdma_core) {
-		/* the provider frees its context and calls
-		 * verbs_uninit_context, which closes the fds and drops the
-		 * device */
-		if (priv->free_context)
-			priv->free_context(context);
-		else
-			sv_warn("%s: the provider has no free_context; context %p leaks",
-				context->device->name, (void *)context);
-		return 0;
-	}
-	ctx = sv_to_context(context);
-	device = context->device;
-	if (ctx->provider->free_context)
-		ctx->provider->free_context(ctx);
-	if (context->async_fd >= 0)
-		close(context->async_fd);
-	close(context->cmd_fd);
-	context_free(ctx);
-	sv_device_put(device);
+	sv_device_sysfs(context->device)->hooks->close(context);
 	return 0;
 }

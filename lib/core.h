@@ -16,6 +16,7 @@
 #include "env.h"
 #include "log.h"
 #include "provider.h"
+#include "registry.h"
 #include "uverbs_ext.h"
 #include "verbs_device.h"
 #include "verbs_ext.h"
@@ -93,26 +94,6 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 void sv_set_dev_dir(const char *dir);
 const char *sv_dev_dir(void);
 
-/* ---- devices (lib/device.c) --------------------------------------------- */
-/* The core's record of one kernel device. Every listed device is a
- * struct verbs_device whose `sysfs` points here: rdma-core's providers
- * allocate the verbs_device in alloc_device() and are handed &sd; for the
- * built-in providers the core allocates a bare verbs_device. */
-struct sv_sysfs_dev {
-	struct verbs_sysfs_dev sd;        /* what rdma-core providers read: first */
-	uint32_t magic;                   /* SV_DEVICE_MAGIC */
-	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN */
-	/* who drives it: a built-in provider, or (NULL) the rdma-core
-	 * provider in the verbs_device's ops */
-	const struct sv_provider *native;
-	/* where the core finds its members in the driving provider's
-	 * objects: &sv_native_layout, or the rdma-core provider's
-	 * generation (set by sv_rdmacore_attach) */
-	const struct sv_obj_layout *layout;
-	int listed;                       /* in the registry (lock held) */
-};
-#define SV_DEVICE_MAGIC 0x73766476u
-
 /* The members the core reads and writes inside a provider's objects, at
  * the offsets that provider was compiled with: they moved between
  * rdma-core releases (lib/pabi/generations.c has the history). Every
@@ -183,65 +164,25 @@ static inline void sv_port_attr_set_speed_ex(union sv_port_attr *a,
 	memcpy(a->bytes + SV_PORT_ATTR_SPEED_EX_OFF, &speed, sizeof(speed));
 }
 
-/* The record of a device of ours, or NULL (not one of our lists). */
-struct sv_sysfs_dev *sv_device_sysfs(struct ibv_device *dev);
-/* Build the list of usable devices: the registry updated from the kernel
- * (netlink, else sysfs; sysfs only when SYSFS_PATH is set). *list is
- * NULL-terminated, each device held once. A device still present keeps
- * its struct ibv_device across calls. Returns the count or -errno. */
+/* ---- the device list (lib/device.c) ------------------------------------- */
+/* Build the list of usable devices: the device list updated from the
+ * kernel (netlink, else sysfs; sysfs only when SYSFS_PATH is set). *list
+ * is NULL-terminated, each device held once. A device still present
+ * keeps its struct ibv_device across calls. Returns the count or -errno. */
 int sv_device_list(struct ibv_device ***list);
-void sv_device_hold(struct ibv_device *dev);
-void sv_device_put(struct ibv_device *dev);
-/* Node type from the text of sysfs node_type ("1: CA"). */
-enum ibv_node_type sv_parse_node_type(const char *text);
-enum ibv_transport_type sv_transport_of(enum ibv_node_type type);
-/* The character device of a listed device, opened O_RDWR|O_CLOEXEC:
- * an fd or -1 with errno (logged). */
-int sv_device_open_cdev(struct sv_sysfs_dev *sysfs, const char *ibdev_name);
 
-/* ---- built-in providers (lib/providers.c) -------------------------------- */
+/* ---- built-in providers and the drivers (lib/providers.c) ------------ */
 /* NULL-terminated list of built-in providers. */
 extern const struct sv_provider *const sv_providers[];
 const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 					    const char *ibdev_name,
 					    unsigned int abi_version);
-
-/* ---- rdma-core's providers (the provider-ABI layer, lib/pabi/) -----------
- * The core calls the layer only through what is declared here; the layer
- * includes this header, never the other way round. */
 /* Which providers drive devices: SOFTVERBS_PROVIDERS unset or "native"
  * (built-in rxe/siw for their devices, rdma-core's libraries for the
  * rest), "rdma-core" (rdma-core's libraries for every device). */
 enum sv_provider_mode { SV_PROVIDERS_NATIVE, SV_PROVIDERS_RDMA_CORE };
 /* The mode, or -EINVAL (logged) for any other value. Read once. */
 int sv_provider_mode(void);
-/* Find and attach a registered rdma-core provider for a found device:
- * returns its verbs_device (ops set; s->layout set to the provider's
- * generation; the caller fills the rest) or NULL. Called with the device
- * registry lock held. */
-struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s);
-/* Load rdma-core's provider libraries unless done before: 1 when it
- * loaded them now (so attaching is worth trying again). Device registry
- * lock held. */
-int sv_rdmacore_load(void);
-/* Say the provider libraries that failed to load (kept until now: only
- * a device left without a provider makes them worth a line), once.
- * Device registry lock held. */
-void sv_rdmacore_report_failures(void);
-/* Free a device object of a provider (uninit_device) or of ours. */
-void sv_rdmacore_free_device(struct verbs_device *vdev);
-/* Tests: forget the loaded state (drivers registered stay); read the
- * config and libraries from elsewhere (NULL: the configured folders). */
-void sv_rdmacore_reset(void);
-void sv_rdmacore_set_dirs(const char *config, const char *providers);
-/* The registered rdma-core providers, in registration order. */
-size_t sv_rdmacore_driver_count(void);
-const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
-/* Open a device an rdma-core provider drives (verbs_open_device without
- * private data). */
-struct ibv_context *sv_rdmacore_open(struct ibv_device *device);
-/* RDMAV_ALLOW_DISASSOC_DESTROY (lib/pabi/context.c; an exported object). */
-extern bool verbs_allow_disassociate_destroy;
 
 /* ---- contexts and ops (lib/context.c) ----------------------------------- */
 extern const struct sv_context_ops sv_default_ops;
@@ -254,9 +195,9 @@ size_t sv_ops_null_slots(const struct sv_context_ops *ops);
 /* Point the application-visible tables (ibv_context.ops and the
  * verbs_context slots) at the core state's ops and the core's wrappers. */
 void sv_context_install_ops(struct verbs_context *vctx);
-/* Open a device driven by a built-in provider. */
-struct ibv_context *sv_native_open(struct ibv_device *device,
-				   struct sv_sysfs_dev *s);
+/* The built-in providers' device hooks (opening a device one of them
+ * drives). */
+extern const struct sv_device_hooks sv_builtin_hooks;
 /* The part of opening a context both kinds of provider share, once the
  * provider made it: tables installed, an async fd if it has none.
  * 0 or a positive errno. */
@@ -348,13 +289,6 @@ int sv_cmd_write_drv(struct ibv_context *ctx, uint32_t command, int ex,
 		     void *req, size_t req_len, void *resp, size_t resp_len,
 		     const void *cmd, size_t cmd_size, void *presp,
 		     size_t presp_size);
-
-/* A destroy command's result as rdma-core reports it: EIO (the device is
- * gone) counts as success when verbs_allow_disassociate_destroy is set. */
-static inline int sv_destroy_result(int ret)
-{
-	return ret == EIO && verbs_allow_disassociate_destroy ? 0 : ret;
-}
 
 /* ---- device queries (lib/cmd_device.c) ---------------------------------- */
 /* Every valid GID entry of every port, at most max_entries: the count or

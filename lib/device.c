@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Device discovery (netlink RDMA_NLDEV, sysfs fallback), the device
- * registry and the exported device-list functions.
+ * list and the exported device-list functions (the device objects
+ * themselves are lib/registry.c's).
  *
- * One registry per process, as rdma-core keeps: a device that is still
+ * One device list per process, as rdma-core keeps: a device that is still
  * present keeps its struct ibv_device across ibv_get_device_list() calls
  * (librdmacm compares lists by pointer), a device that went away drops
  * out of later lists but its object lives while a list or a context
@@ -12,7 +13,6 @@
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,128 +27,6 @@
 /* The uverbs ABI of the kernel's infiniband_verbs class as a whole (not a
  * provider's): 6 since 2006, the only one this library speaks. */
 #define SV_UVERBS_ABI 6
-
-static enum ibv_node_type node_type_of(long v)
-{
-	switch (v) {
-	case IBV_NODE_CA:
-	case IBV_NODE_SWITCH:
-	case IBV_NODE_ROUTER:
-	case IBV_NODE_RNIC:
-	case IBV_NODE_USNIC:
-	case IBV_NODE_USNIC_UDP:
-	case IBV_NODE_UNSPECIFIED:
-		return (enum ibv_node_type)v;
-	default:
-		return IBV_NODE_UNKNOWN;
-	}
-}
-
-enum ibv_node_type sv_parse_node_type(const char *text)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text || (*end && *end != ':'))
-		return IBV_NODE_UNKNOWN;
-	return node_type_of(v);
-}
-
-enum ibv_transport_type sv_transport_of(enum ibv_node_type type)
-{
-	switch (type) {
-	case IBV_NODE_CA:
-	case IBV_NODE_SWITCH:
-	case IBV_NODE_ROUTER:
-		return IBV_TRANSPORT_IB;
-	case IBV_NODE_RNIC:
-		return IBV_TRANSPORT_IWARP;
-	case IBV_NODE_USNIC:
-		return IBV_TRANSPORT_USNIC;
-	case IBV_NODE_USNIC_UDP:
-		return IBV_TRANSPORT_USNIC_UDP;
-	case IBV_NODE_UNSPECIFIED:
-		return IBV_TRANSPORT_UNSPECIFIED;
-	default:
-		return IBV_TRANSPORT_UNKNOWN;
-	}
-}
-
-/* ---- device objects ------------------------------------------------------ */
-
-struct sv_sysfs_dev *sv_device_sysfs(struct ibv_device *dev)
-{
-	struct sv_sysfs_dev *s;
-
-	if (!dev)
-		return NULL;
-	s = (struct sv_sysfs_dev *)verbs_get_device(dev)->sysfs;
-	return s && s->magic == SV_DEVICE_MAGIC ? s : NULL;
-}
-
-void sv_device_hold(struct ibv_device *dev)
-{
-	atomic_fetch_add(&verbs_get_device(dev)->refcount, 1);
-}
-
-void sv_device_put(struct ibv_device *dev)
-{
-	struct verbs_device *vdev = verbs_get_device(dev);
-	struct sv_sysfs_dev *s;
-
-	if (atomic_fetch_sub(&vdev->refcount, 1) != 1)
-		return;
-	s = (struct sv_sysfs_dev *)vdev->sysfs;
-	sv_dbg("%s: last reference gone, device object freed", dev->name);
-	s->magic = 0;
-	sv_rdmacore_free_device(vdev);
-	free(s);
-}
-
-static void fill_ibv_device(struct verbs_device *vdev, struct sv_sysfs_dev *s)
-{
-	struct ibv_device *dev = &vdev->device;
-
-	atomic_init(&vdev->refcount, 1);
-	vdev->sysfs = &s->sd;
-	dev->node_type = s->sd.node_type;
-	dev->transport_type = sv_transport_of(s->sd.node_type);
-	/* lengths were checked when the record was made */
-	strcpy(dev->dev_name, s->sd.sysfs_name);
-	snprintf(dev->dev_path, sizeof(dev->dev_path),
-		 "%s/class/infiniband_verbs/%s", sv_sysfs_root(),
-		 s->sd.sysfs_name);
-	strcpy(dev->name, s->sd.ibdev_name);
-	strcpy(dev->ibdev_path, s->sd.ibdev_path);
-}
-
-/* A device object for a found record, driven by a built-in provider or
- * by one of rdma-core's already registered; NULL when nobody drives it
- * (yet: the caller may load rdma-core's libraries and try again). */
-static struct verbs_device *attach(struct sv_sysfs_dev *s)
-{
-	struct verbs_device *vdev = NULL;
-
-	if (sv_provider_mode() == SV_PROVIDERS_NATIVE) {
-		s->native = sv_provider_match((enum rdma_driver_id)s->sd.driver_id,
-					      s->sd.ibdev_name, s->sd.abi_ver);
-		if (s->native) {
-			vdev = calloc(1, sizeof(*vdev));
-			if (!vdev)
-				return NULL;
-			s->layout = &sv_native_layout;
-			sv_info("%s (%s): driven by softverbs' built-in %s provider",
-				s->sd.ibdev_name, s->sd.sysfs_name, s->native->name);
-		}
-	}
-	if (!vdev)
-		vdev = sv_rdmacore_attach(s);
-	if (vdev)
-		fill_ibv_device(vdev, s);
-	return vdev;
-}
 
 /* ---- discovery: what both paths find ------------------------------------- */
 
@@ -381,7 +259,7 @@ static int nl_dev_cb(const struct nlmsghdr *nlh, void *arg)
 	s->sd.num_ports = sv_nla_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
 	if (tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE])
 		s->sd.node_type =
-			node_type_of(sv_nla_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE]));
+			sv_node_type_of(sv_nla_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE]));
 	else {
 		char buf[32];
 
@@ -492,13 +370,13 @@ static int discover(struct found_vec *fv)
 	return ret;
 }
 
-/* ---- the registry --------------------------------------------------------- */
+/* ---- the device list ----------------------------------------------------- */
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The devices of the last listing, in list order; each holds one
- * reference. Guarded by registry_lock. */
-static struct verbs_device **registry;
-static size_t registry_n, registry_cap;
+ * reference. Guarded by list_lock. */
+static struct verbs_device **list_devs;
+static size_t list_n, list_cap;
 
 /* rdma-core's rule: the same uverbs device, and the same kernel device
  * (netlink's index is unique for the machine's lifetime; without it, the
@@ -521,7 +399,7 @@ static int same_device(const struct verbs_sysfs_dev *a,
  * rdma-core walks its found list backwards and puts every device it can
  * drive at the head, so one pass leaves them in the kernel's order in
  * front of the devices already listed. Takes the records it uses (NULL
- * in fv). registry_lock held. */
+ * in fv). list_lock held. */
 static void attach_pass(struct found_vec *fv)
 {
 	for (size_t k = fv->n; k-- > 0;) {
@@ -531,30 +409,52 @@ static void attach_pass(struct found_vec *fv)
 		if (!s)
 			continue;
 		s->magic = SV_DEVICE_MAGIC;
-		vdev = attach(s);
+		vdev = sv_device_attach(s);
 		if (!vdev) {
 			s->magic = 0;
 			continue;
 		}
 		fv->v[k] = NULL;
 		s->listed = 1;
-		memmove(&registry[1], &registry[0],
-			registry_n * sizeof(*registry));
-		registry[0] = vdev;
-		registry_n++;
+		memmove(&list_devs[1], &list_devs[0],
+			list_n * sizeof(*list_devs));
+		list_devs[0] = vdev;
+		list_n++;
 	}
 }
 
-/* Drop from the registry the devices the kernel no longer has, keep the
- * rest in place, add the new ones (the provider libraries are loaded the
- * first time a device turns up that no registered provider drives).
- * registry_lock held. */
-static int registry_update(struct found_vec *fv)
+/* A record of fv that no driver claimed is left in it. */
+static int unclaimed(const struct found_vec *fv)
+{
+	for (size_t j = 0; j < fv->n; j++)
+		if (fv->v[j])
+			return 1;
+	return 0;
+}
+
+/* Have every driver look for more of its providers: 1 when one looked
+ * now. list_lock held. */
+static int drivers_load(void)
+{
+	int looked = 0;
+
+	for (const struct sv_driver *const *d = sv_drivers; *d; d++)
+		if ((*d)->load && (*d)->load())
+			looked = 1;
+	return looked;
+}
+
+/* Drop from the list the devices the kernel no longer has, keep the
+ * rest in place, add the new ones (the drivers load their providers, as
+ * rdma-core loads its libraries, the first time a device turns up that
+ * no registered provider drives).
+ * list_lock held. */
+static int list_update(struct found_vec *fv)
 {
 	size_t kept = 0, fresh = 0;
 
-	for (size_t i = 0; i < registry_n; i++) {
-		struct verbs_device *vdev = registry[i];
+	for (size_t i = 0; i < list_n; i++) {
+		struct verbs_device *vdev = list_devs[i];
 		struct sv_sysfs_dev *old = (struct sv_sysfs_dev *)vdev->sysfs;
 		size_t j;
 
@@ -564,7 +464,7 @@ static int registry_update(struct found_vec *fv)
 		if (j < fv->n) {
 			free(fv->v[j]);
 			fv->v[j] = NULL;
-			registry[kept++] = vdev;
+			list_devs[kept++] = vdev;
 		} else {
 			sv_info("%s (%s): gone from the kernel; dropped from the device list",
 				old->sd.ibdev_name, old->sd.sysfs_name);
@@ -572,29 +472,26 @@ static int registry_update(struct found_vec *fv)
 			sv_device_put(&vdev->device);
 		}
 	}
-	registry_n = kept;
+	list_n = kept;
 
 	for (size_t j = 0; j < fv->n; j++)
 		fresh += fv->v[j] != NULL;
-	if (registry_n + fresh > registry_cap) {
+	if (list_n + fresh > list_cap) {
 		struct verbs_device **v =
-			realloc(registry, (registry_n + fresh) * sizeof(*v));
+			realloc(list_devs, (list_n + fresh) * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		registry = v;
-		registry_cap = registry_n + fresh;
+		list_devs = v;
+		list_cap = list_n + fresh;
 	}
 	attach_pass(fv);
-	for (size_t j = 0; j < fv->n; j++) {
-		if (fv->v[j] && sv_rdmacore_load()) {
-			attach_pass(fv);
-			break;
-		}
-	}
-	for (size_t j = 0; j < fv->n; j++)
-		if (fv->v[j])
-			sv_rdmacore_report_failures();
+	if (unclaimed(fv) && drivers_load())
+		attach_pass(fv);
+	if (unclaimed(fv))
+		for (const struct sv_driver *const *d = sv_drivers; *d; d++)
+			if ((*d)->report_failures)
+				(*d)->report_failures();
 	for (size_t j = 0; j < fv->n; j++)
 		if (fv->v[j])
 			sv_warn("%s (%s): no provider for driver id %u with uverbs ABI %u; device skipped",
@@ -614,35 +511,21 @@ int sv_device_list(struct ibv_device ***out)
 	ret = discover(&fv);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&registry_lock);
-	ret = registry_update(&fv);
-	list = ret ? NULL : calloc(registry_n + 1, sizeof(*list));
+	pthread_mutex_lock(&list_lock);
+	ret = list_update(&fv);
+	list = ret ? NULL : calloc(list_n + 1, sizeof(*list));
 	if (!ret && !list)
 		ret = -ENOMEM;
-	for (size_t i = 0; !ret && i < registry_n; i++) {
-		list[i] = &registry[i]->device;
+	for (size_t i = 0; !ret && i < list_n; i++) {
+		list[i] = &list_devs[i]->device;
 		sv_device_hold(list[i]);
 	}
 	if (!ret)
-		ret = (int)registry_n;
-	pthread_mutex_unlock(&registry_lock);
+		ret = (int)list_n;
+	pthread_mutex_unlock(&list_lock);
 	found_free(&fv);
 	*out = list;
 	return ret;
-}
-
-int sv_device_open_cdev(struct sv_sysfs_dev *s, const char *ibdev_name)
-{
-	int fd = open(s->devnode, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		int err = errno;
-
-		sv_err("%s: cannot open its character device %s: %s",
-		       ibdev_name, s->devnode, strerror(err));
-		errno = err;
-	}
-	return fd;
 }
 
 /* ---- exported ------------------------------------------------------------- */

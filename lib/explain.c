@@ -391,12 +391,22 @@ static int explain_mask(const char *verb, const char *to, struct ibv_qp *qp, int
 	return 0;
 }
 
+/* The port's attributes, asked of the provider through the context's
+ * ops table, in the newest struct's room (as ibv_query_port asks). 0 or
+ * a positive errno. */
+static int port_attr(struct ibv_context *ctx, uint8_t port,
+		     union sv_port_attr *pa)
+{
+	memset(pa, 0, sizeof(*pa));
+	return sv_priv(ctx)->ops.query_port(ctx, port, &pa->attr);
+}
+
 /* The address vector: its port, and on RoCE its GRH. 1 when it said
  * something. */
 static int explain_av(const char *verb, struct ibv_context *ctx, const struct ibv_ah_attr *ah,
 		      const struct ibv_device_attr_ex *a)
 {
-	struct ibv_port_attr pa;
+	union sv_port_attr pa;
 	struct ibv_gid_entry gid;
 	uint8_t port = ah->port_num;
 
@@ -405,17 +415,17 @@ static int explain_av(const char *verb, struct ibv_context *ctx, const struct ib
 		    port, a->orig_attr.phys_port_cnt);
 		return 1;
 	}
-	if (sv_query_port(ctx, port, &pa, sizeof(pa)))
+	if (port_attr(ctx, port, &pa))
 		return 0;
-	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET && !ah->is_global) {
+	if (pa.attr.link_layer == IBV_LINK_LAYER_ETHERNET && !ah->is_global) {
 		say(verb, "RoCE port needs a GRH: ah_attr.is_global=1 and sgid_index");
 		return 1;
 	}
 	if (!ah->is_global)
 		return 0;
-	if (ah->grh.sgid_index >= pa.gid_tbl_len) {
+	if (ah->grh.sgid_index >= pa.attr.gid_tbl_len) {
 		say(verb, "ah_attr.grh.sgid_index %u >= port %u gid table length %d",
-		    ah->grh.sgid_index, port, pa.gid_tbl_len);
+		    ah->grh.sgid_index, port, pa.attr.gid_tbl_len);
 		return 1;
 	}
 	if (sv_query_gid_entry(ctx, port, ah->grh.sgid_index, &gid) == ENODATA) {
@@ -434,7 +444,7 @@ static int explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, 
 	int cur, next;
 	const char *to;
 	char verb[32];
-	struct ibv_port_attr pa;
+	union sv_port_attr pa;
 
 	if (!explained(err))
 		return err;
@@ -466,9 +476,9 @@ static int explain_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr, 
 			say(verb, "path_mtu %d is no enum ibv_mtu (IBV_MTU_256..IBV_MTU_4096)", (int)attr->path_mtu);
 			return err;
 		}
-		if (!sv_query_port(ctx, port, &pa, sizeof(pa)) && attr->path_mtu > pa.active_mtu) {
+		if (!port_attr(ctx, port, &pa) && attr->path_mtu > pa.attr.active_mtu) {
 			say(verb, "path_mtu %d > port %u active_mtu %d",
-			    mtu_bytes(attr->path_mtu), port, mtu_bytes(pa.active_mtu));
+			    mtu_bytes(attr->path_mtu), port, mtu_bytes(pa.attr.active_mtu));
 			return err;
 		}
 	}

@@ -59,13 +59,13 @@ SV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 		return fail(ENODEV);
 	}
 	s = sv_device_sysfs(dev);
-	if (s->native || !verbs_get_device(dev)->ops->import_context) {
+	if (!s->hooks->import) {
 		ibv_free_device_list(list);
 		sv_err("ibv_import_device: %s's provider cannot import a context",
 		       dev->name);
 		return fail(EOPNOTSUPP);
 	}
-	vctx = verbs_get_device(dev)->ops->import_context(dev, cmd_fd);
+	vctx = s->hooks->import(dev, cmd_fd);
 	ibv_free_device_list(list);
 	if (!vctx)
 		return NULL;

@@ -399,7 +399,6 @@ struct verbs_ex_private {
 	uint64_t core_support;      /* IB_UVERBS_CORE_SUPPORT_* (0: unknown) */
 	/* rdma-core providers only: their free_context, NULL for ours */
 	void (*free_context)(struct ibv_context *ctx);
-	int from_rdma_core;         /* made by an rdma-core provider */
 	/* lib/inherit.c: the process generation it was opened in (another
 	 * one: inherited through fork), and the list of open contexts
 	 * (guarded by inherit.c's lock) */

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The built-in providers. Adding one takes its folder (provider/<name>/
+/* The drivers that claim devices, and the built-in one among them.
+ *
+ * The built-in providers: adding one takes its folder (provider/<name>/
  * with a Makefile.inc adding its sources to lib/libsvcore.la), one
  * `include` line in Makefile.am, and two lines here: its declaration and
- * its entry in the list. */
+ * its entry in the list. Adding a driver (a layer of providers of its
+ * own) takes its struct sv_driver and one line in sv_drivers. */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -55,3 +60,73 @@ const struct sv_provider *sv_provider_match(enum rdma_driver_id driver_id,
 	}
 	return NULL;
 }
+
+/* ---- which providers drive devices ---------------------------------------- */
+
+static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
+static int mode;
+
+static void read_mode(void)
+{
+	const char *v = sv_env_path("SOFTVERBS_PROVIDERS");
+
+	if (!v || !*v || !strcmp(v, "native")) {
+		mode = SV_PROVIDERS_NATIVE;
+	} else if (!strcmp(v, "rdma-core")) {
+		mode = SV_PROVIDERS_RDMA_CORE;
+		sv_info("SOFTVERBS_PROVIDERS=rdma-core: rdma-core's provider libraries drive every device");
+	} else {
+		sv_complain("SOFTVERBS_PROVIDERS=%s is not understood (use \"native\" or \"rdma-core\"); no device is listed",
+			    v);
+		mode = -EINVAL;
+	}
+}
+
+int sv_provider_mode(void)
+{
+	pthread_once(&mode_once, read_mode);
+	return mode;
+}
+
+/* ---- the built-in driver --------------------------------------------------- */
+
+/* The device object is a bare verbs_device (its ops NULL): the record
+ * says which provider drives it. */
+static struct verbs_device *builtin_claim(struct sv_sysfs_dev *s)
+{
+	struct verbs_device *vdev;
+
+	if (sv_provider_mode() != SV_PROVIDERS_NATIVE)
+		return NULL;
+	s->native = sv_provider_match((enum rdma_driver_id)s->sd.driver_id,
+				      s->sd.ibdev_name, s->sd.abi_ver);
+	if (!s->native)
+		return NULL;
+	vdev = calloc(1, sizeof(*vdev));
+	if (!vdev)
+		return NULL;
+	s->hooks = &sv_builtin_hooks;
+	s->layout = &sv_native_layout;
+	sv_info("%s (%s): driven by softverbs' built-in %s provider",
+		s->sd.ibdev_name, s->sd.sysfs_name, s->native->name);
+	return vdev;
+}
+
+static const struct sv_driver builtin_driver = {
+	.name = "softverbs",
+	.claim = builtin_claim,
+};
+
+/* ---- the drivers ------------------------------------------------------------ */
+
+/* rdma-core's provider libraries (lib/pabi/loader.c): the one place the
+ * core names the provider-ABI layer. */
+extern const struct sv_driver pabi_driver;
+
+/* The built-in providers first (SOFTVERBS_PROVIDERS=native), then
+ * rdma-core's for every device they leave. */
+const struct sv_driver *const sv_drivers[] = {
+	&builtin_driver,
+	&pabi_driver,
+	NULL,
+};

@@ -162,7 +162,6 @@ static int init_context(struct verbs_context *vctx, struct ibv_device *device,
 	/* the provider's generation (the device was attached with it) */
 	priv->layout = sv_device_sysfs(device)->layout;
 	priv->driver_id = driver_id;
-	priv->from_rdma_core = 1;
 
 	sv_device_hold(device);
 	ctx->device = device;
@@ -272,29 +271,20 @@ SV_EXPORT void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
 }
 PABI_EXPORT_34(verbs_init_cq);
 
-/* Open a device with the provider's private data (mlx5dv_open_device
- * passes some); ibv_open_device is this with NULL. */
-SV_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
-						void *private_data)
+/* ---- the device hooks ------------------------------------------------------ */
+
+/* The provider owns fd once alloc_context has it: it closes it if it
+ * fails. */
+static struct ibv_context *pabi_open(struct ibv_device *device,
+				     void *private_data)
 {
-	struct sv_sysfs_dev *s = sv_device_sysfs(device);
-	struct verbs_device *vdev;
+	struct verbs_device *vdev = verbs_get_device(device);
 	struct verbs_context *vctx;
 	int fd, ret;
 
-	if (!s) {
-		sv_err("not a device of this library's device list");
-		errno = EINVAL;
-		return NULL;
-	}
-	if (s->native)
-		return sv_native_open(device, s);
-
-	vdev = verbs_get_device(device);
-	fd = sv_device_open_cdev(s, device->name);
+	fd = sv_device_open_cdev(sv_device_sysfs(device), device->name);
 	if (fd < 0)
 		return NULL;
-	/* the provider owns fd from here: it closes it if it fails */
 	vctx = vdev->ops->alloc_context(device, fd, private_data);
 	if (!vctx) {
 		ret = errno ? errno : EIO;
@@ -313,9 +303,52 @@ SV_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
 	       device->name, (void *)&vctx->context, vdev->ops->name);
 	return &vctx->context;
 }
-PABI_EXPORT_34(verbs_open_device);
 
-struct ibv_context *sv_rdmacore_open(struct ibv_device *device)
+static struct verbs_context *pabi_import(struct ibv_device *device,
+					 int cmd_fd)
 {
-	return verbs_open_device(device, NULL);
+	const struct verbs_device_ops *ops = verbs_get_device(device)->ops;
+
+	if (!ops->import_context) {
+		sv_err("ibv_import_device: %s's provider cannot import a context",
+		       device->name);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return ops->import_context(device, cmd_fd);
 }
+
+/* The provider frees its context and calls verbs_uninit_context, which
+ * closes the fds and drops the device. */
+static void pabi_close(struct ibv_context *context)
+{
+	struct verbs_ex_private *priv = sv_priv(context);
+
+	if (priv->free_context)
+		priv->free_context(context);
+	else
+		sv_warn("%s: the provider has no free_context; context %p leaks",
+			context->device->name, (void *)context);
+}
+
+static void pabi_free_device(struct verbs_device *vdev)
+{
+	if (vdev->ops->uninit_device)
+		vdev->ops->uninit_device(vdev);
+}
+
+const struct sv_device_hooks pabi_device_hooks = {
+	.open = pabi_open,
+	.import = pabi_import,
+	.close = pabi_close,
+	.free = pabi_free_device,
+};
+
+/* Open a device with the provider's private data (mlx5dv_open_device
+ * passes some); ibv_open_device is this with NULL. */
+SV_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
+						void *private_data)
+{
+	return sv_device_open(device, private_data);
+}
+PABI_EXPORT_34(verbs_open_device);

@@ -6,7 +6,7 @@
  * -rdmav34.so), recording what they register and through which node,
  * and matching a found device to one of them (driver id first, then the
  * match table by name, modalias, PCI id; match_device; the ABI range),
- * then alloc_device. */
+ * then alloc_device: the core's driver pabi_driver. */
 #include "config.h"
 
 #include <dirent.h>
@@ -22,33 +22,6 @@
 #include <unistd.h>
 
 #include "pabi.h"
-
-/* ---- which providers drive devices ---------------------------------------- */
-
-static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
-static int mode;
-
-static void read_mode(void)
-{
-	const char *v = sv_env_path("SOFTVERBS_PROVIDERS");
-
-	if (!v || !*v || !strcmp(v, "native")) {
-		mode = SV_PROVIDERS_NATIVE;
-	} else if (!strcmp(v, "rdma-core")) {
-		mode = SV_PROVIDERS_RDMA_CORE;
-		sv_info("SOFTVERBS_PROVIDERS=rdma-core: rdma-core's provider libraries drive every device");
-	} else {
-		sv_complain("SOFTVERBS_PROVIDERS=%s is not understood (use \"native\" or \"rdma-core\"); no device is listed",
-			    v);
-		mode = -EINVAL;
-	}
-}
-
-int sv_provider_mode(void)
-{
-	pthread_once(&mode_once, read_mode);
-	return mode;
-}
 
 /* ---- registrations ------------------------------------------------------- */
 
@@ -176,8 +149,8 @@ void sv_rdmacore_set_dirs(const char *config, const char *providers)
  * config is there for hardware this machine may not have, and rdma-core
  * warns about each library that does not load even when no device needs
  * it (nccl#1044, pytorch#113600). They are said, once, when a device
- * ends up with no provider (sv_rdmacore_report_failures); at debug
- * level at once too. Device registry lock held. */
+ * ends up with no provider (report_failures); at debug
+ * level at once too. Device list lock held. */
 #define MAX_LOAD_FAILURES 32
 static char *load_failures[MAX_LOAD_FAILURES];
 static size_t n_load_failures, n_load_failures_dropped;
@@ -197,7 +170,7 @@ static __attribute__((format(printf, 1, 2))) void load_failed(const char *fmt, .
 		n_load_failures_dropped++;
 }
 
-void sv_rdmacore_report_failures(void)
+static void report_failures(void)
 {
 	for (size_t i = 0; i < n_load_failures; i++) {
 		sv_log_write(SV_LOG_WARN, "load_provider", "%s", load_failures[i]);
@@ -386,7 +359,7 @@ static void load_all(void)
 	free(nl.v);
 }
 
-static int loaded; /* the device registry lock */
+static int loaded; /* the device list lock */
 
 void sv_rdmacore_reset(void)
 {
@@ -488,7 +461,7 @@ static const char *library_of(const struct verbs_device_ops *ops)
 }
 
 /* The generation of registered provider i, looked up once (device
- * registry lock held, so one lookup at a time); NULL when it is refused,
+ * list lock held, so one lookup at a time); NULL when it is refused,
  * which is said once per provider, when it first matches a device. */
 static const struct pabi_gen *generation_of(size_t i, const char *ibdev_name,
 					    struct driver *out)
@@ -539,6 +512,7 @@ static struct verbs_device *try_provider(size_t i, struct sv_sysfs_dev *s)
 		return NULL;
 	}
 	vdev->ops = ops;
+	s->hooks = &pabi_device_hooks;
 	s->layout = &gen->layout;
 	path = library_of(ops);
 	sv_info("%s (%s): driven by rdma-core's %s provider (%s), %s",
@@ -563,14 +537,9 @@ static struct verbs_device *try_registered(struct sv_sysfs_dev *s)
 	return NULL;
 }
 
-struct verbs_device *sv_rdmacore_attach(struct sv_sysfs_dev *s)
-{
-	return try_registered(s);
-}
-
 /* Like rdma-core, the libraries are loaded once, when the first device
  * no registered provider drives turns up. */
-int sv_rdmacore_load(void)
+static int load_once(void)
 {
 	if (loaded)
 		return 0;
@@ -579,12 +548,9 @@ int sv_rdmacore_load(void)
 	return 1;
 }
 
-void sv_rdmacore_free_device(struct verbs_device *vdev)
-{
-	if (vdev->ops) {
-		if (vdev->ops->uninit_device)
-			vdev->ops->uninit_device(vdev);
-	} else {
-		free(vdev);
-	}
-}
+const struct sv_driver pabi_driver = {
+	.name = "rdma-core",
+	.claim = try_registered,
+	.load = load_once,
+	.report_failures = report_failures,
+};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The provider-ABI layer (lib/pabi/): rdma-core's provider libraries on
- * softverbs' core. Its files include this header; the core never does
- * (it calls the layer through the few functions lib/core.h declares).
+ * softverbs' core. Its files include this header; the core never does:
+ * it reaches the layer only through the driver table (pabi_driver) that
+ * lib/providers.c lists, and the device hooks that table sets.
  *
  *   loader.c       finding, loading and registering the libraries;
  *                  matching a device to one; refusing one of unknown
@@ -25,6 +26,28 @@
 
 #include "core.h"
 #include "abi.h"
+
+/* ---- the driver (loader.c, context.c) ---------------------------------------
+ * The layer is one driver of the core's (struct sv_driver, listed in
+ * lib/providers.c): it claims a device for a registered provider, and
+ * sets the device's hooks to pabi_device_hooks. */
+extern const struct sv_driver pabi_driver;
+extern const struct sv_device_hooks pabi_device_hooks;
+/* Tests: forget the loaded state (drivers registered stay); read the
+ * config and libraries from elsewhere (NULL: the configured folders). */
+void sv_rdmacore_reset(void);
+void sv_rdmacore_set_dirs(const char *config, const char *providers);
+/* The registered rdma-core providers, in registration order. */
+size_t sv_rdmacore_driver_count(void);
+const struct verbs_device_ops *sv_rdmacore_driver(size_t i);
+
+/* A destroy command's result as rdma-core reports it: EIO (the device is
+ * gone) counts as success when verbs_allow_disassociate_destroy
+ * (RDMAV_ALLOW_DISASSOC_DESTROY, context.c) is set. */
+static inline int sv_destroy_result(int ret)
+{
+	return ret == EIO && verbs_allow_disassociate_destroy ? 0 : ret;
+}
 
 /* ---- generations (generations.c) -------------------------------------------
  * A run of rdma-core releases whose providers share one provider ABI: the

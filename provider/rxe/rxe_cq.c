@@ -217,7 +217,11 @@ int rxe_destroy_cq(struct ibv_cq *ibcq)
 
 /* ---- the ex poll API (ibv_create_cq_ex) ------------------------------------
  * start_poll takes the lock and leaves it held until end_poll; cq->cur is
- * the entry the read_* accessors describe. */
+ * the entry the read_* accessors describe. A CQE is taken as soon as it
+ * is loaded: cq->cons steps past it at once, so next_poll and end_poll
+ * have nothing to step past, and the kernel sees the slots free only at
+ * end_poll's release (the lock is held all that time, so nobody else
+ * sees cq->cons either). */
 
 static struct rxe_cq *cqx_to_rxe(struct ibv_cq_ex *cqx)
 {
@@ -229,57 +233,66 @@ static const struct ib_uverbs_wc *cur_of(struct ibv_cq_ex *cqx)
 	return cqx_to_rxe(cqx)->cur;
 }
 
-static int load_cur(struct rxe_cq *cq)
+/* Take the oldest unread CQE of buf (cq's ring) into cq->cur and the
+ * cq_ex's wr_id and status: 0, or ENOENT when the ring is empty (cq->cur
+ * unchanged). cq->lock held. Our index and the mask are read once,
+ * before the acquire load: read after it, each would be loaded again. */
+static inline __attribute__((always_inline)) int
+take_cqe(struct rxe_cq *cq, struct rxe_queue_buf *buf)
 {
-	const struct ib_uverbs_wc *cur = rxe_cq_peek(cq);
+	const uint32_t cons = cq->cons, mask = cq->q.mask;
+	const struct ib_uverbs_wc *cqe;
 
-	cq->cur = cur;
-	if (!cur)
+	if (cons == (atomic_load_explicit(
+			     (_Atomic uint32_t *)&buf->producer_index,
+			     memory_order_acquire) & mask))
 		return ENOENT;
-	cq->core.cq_ex.wr_id = cur->wr_id;
-	cq->core.cq_ex.status = (enum ibv_wc_status)cur->status;
-	RXE_CQE_PROBE(cq, cur);
+	cqe = (const void *)(buf->data + ((size_t)cons << cq->q.log2_elem));
+	cq->cons = (cons + 1) & mask;
+	cq->cur = cqe;
+	cq->core.cq_ex.wr_id = cqe->wr_id;
+	cq->core.cq_ex.status = (enum ibv_wc_status)cqe->status;
+	RXE_CQE_PROBE(cq, cqe);
 	return 0;
 }
 
 static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 {
 	struct rxe_cq *cq = cqx_to_rxe(cqx);
-	int ret;
+	struct rxe_queue_buf *buf;
 
 	if (attr->comp_mask) {
 		sv_err("ibv_start_poll: comp_mask %#x is not 0", attr->comp_mask);
 		return EINVAL;
 	}
 	sv_lock(&cq->lock);
-	if (!cq->q.buf) {
+	buf = cq->q.buf;
+	if (__builtin_expect(!buf, 0)) {
 		sv_unlock(&cq->lock);
 		return SV_PROBE_ERR("ibv_start_poll", EIO);
 	}
-	ret = load_cur(cq);
-	/* ENOENT: the caller does not call end_poll */
-	if (ret)
+	if (take_cqe(cq, buf)) {
+		/* ENOENT: the caller does not call end_poll */
 		sv_unlock(&cq->lock);
-	return ret;
+		return ENOENT;
+	}
+	return 0;
 }
 
 static int cq_next_poll(struct ibv_cq_ex *cqx)
 {
 	struct rxe_cq *cq = cqx_to_rxe(cqx);
 
-	if (cq->cur)
-		rxe_cq_pop(cq);
-	return load_cur(cq);
+	return take_cqe(cq, cq->q.buf);
 }
 
+/* Hand every CQE taken since start_poll back to the kernel, with one
+ * release. */
 static void cq_end_poll(struct ibv_cq_ex *cqx)
 {
 	struct rxe_cq *cq = cqx_to_rxe(cqx);
 
-	if (cq->cur)
-		rxe_cq_pop(cq);
-	cq->cur = NULL;
-	rxe_cq_release(cq);
+	rxe_queue_publish_cons(&cq->q, cq->cons);
 	sv_unlock(&cq->lock);
 }
 

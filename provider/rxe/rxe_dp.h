@@ -40,8 +40,9 @@ struct rxe_cq {
 	sv_lock_t lock;          /* guards q, cons and cur */
 	struct rxe_queue q;      /* unmapped after a failed resize */
 	uint32_t cons;           /* our consumer index, private copy */
-	/* ex polling: the entry between start_poll and end_poll (the lock
-	 * is held all that time); NULL when none */
+	/* ex polling: the entry the read_* accessors describe, the last
+	 * one start_poll or next_poll took (the lock is held from
+	 * start_poll to end_poll); stale outside that */
 	const struct ib_uverbs_wc *cur;
 	const char *probe_dev;   /* for the poll_cq probe, set at create */
 };
@@ -116,27 +117,6 @@ int rxe_resize_cq(struct ibv_cq *cq, int cqe);
 int rxe_destroy_cq(struct ibv_cq *cq);
 struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 				   struct ibv_cq_init_attr_ex *attr);
-
-/* The CQE cursor the ex poll API is layered on; cq->lock held.
- * rxe_cq_peek: the oldest unread CQE, or NULL. rxe_cq_pop: step past it
- * (private). rxe_cq_release: hand the slots read so far back to the
- * kernel. */
-static inline const struct ib_uverbs_wc *rxe_cq_peek(struct rxe_cq *cq)
-{
-	if (cq->cons == rxe_queue_kernel_prod(&cq->q))
-		return NULL;
-	return rxe_queue_elem(&cq->q, cq->cons);
-}
-
-static inline void rxe_cq_pop(struct rxe_cq *cq)
-{
-	cq->cons = rxe_queue_next(&cq->q, cq->cons);
-}
-
-static inline void rxe_cq_release(struct rxe_cq *cq)
-{
-	rxe_queue_publish_cons(&cq->q, cq->cons);
-}
 
 /* The kernel's completion flags (enum ib_wc_flags, which rxe writes into
  * user CQEs unchanged) in the public encoding: the two agree on GRH (bit

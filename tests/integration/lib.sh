@@ -8,7 +8,8 @@
 #   . "$(dirname "$0")/lib.sh"; sv_init NAME "$@"
 #
 # After sv_init: $here (this folder), $libdir (softverbs' library folder:
-# $SOFTVERBS_LIBDIR, default lib/.libs of this tree), $work (a scratch
+# $SOFTVERBS_LIBDIR, default lib/.libs of this tree; its physical path,
+# as /proc/PID/maps and ldd name it, when reached through a link), $work (a scratch
 # folder removed at exit), $verbose (1 with -v), pass=0 fail=0.
 # Tests exit 77 (skip) through skip() when something they need is missing.
 
@@ -22,7 +23,7 @@ sv_init() {
     here=$(cd "$(dirname "$0")" && pwd)
     libdir=${SOFTVERBS_LIBDIR:-$here/../../lib/.libs}
     [ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
-    libdir=$(cd "$libdir" && pwd)
+    libdir=$(cd "$libdir" && pwd -P)
     # the maps probe (tests/integration/maps_probe.c), built by make check
     sv_probe=
     for p in "${top_builddir:-.}/tests/integration/.libs/libsvmapsprobe.so" \

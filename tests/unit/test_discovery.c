@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "pabi/pabi.h"
 
 #include "../check_main.h"
 

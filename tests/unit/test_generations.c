@@ -805,8 +805,8 @@ START_TEST(unknown_generation_is_refused_once)
 	fflush(stderr);
 	saved = dup(2);
 	dup2(fd, 2);
-	ck_assert_ptr_null(sv_rdmacore_attach(&s));
-	ck_assert_ptr_null(sv_rdmacore_attach(&s));
+	ck_assert_ptr_null(pabi_driver.claim(&s));
+	ck_assert_ptr_null(pabi_driver.claim(&s));
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

@@ -139,7 +139,7 @@ END_TEST
 /* A provider's sysfs reads go under the device's sysfs folder. */
 START_TEST(ibdev_sysfs_file_reads_under_the_device)
 {
-	char dir[] = "/tmp/sv_p34_XXXXXX", path[64], buf[32];
+	char dir[] = "/tmp/sv_pabi_XXXXXX", path[64], buf[32];
 	struct verbs_sysfs_dev sd;
 	FILE *f;
 

@@ -14,7 +14,7 @@
  *  - the verbs the soft devices do not have (ECE, importing objects)
  *    answer EOPNOTSUPP through the provider's table, not a crash.
  *
- * Device: $P34_DEV, else $RXE_DEV. Exit 77 when there is none. */
+ * Device: $PABI_DEV, else $RXE_DEV. Exit 77 when there is none. */
 #include "config.h"
 
 #include <check.h>
@@ -61,7 +61,8 @@ static int mapped(const char *tail, char *buf, size_t len)
 		if (strstr(line, tail)) {
 			found = 1;
 			if (buf)
-				snprintf(buf, len, "%s", strrchr(line, ' ') + 1);
+				/* the path: from the first '/' (it may hold blanks) */
+				snprintf(buf, len, "%s", strchr(line, '/'));
 		}
 	}
 	fclose(f);
@@ -288,9 +289,9 @@ START_TEST(missing_verbs_answer_eopnotsupp)
 }
 END_TEST
 
-static Suite *make_p34_suite(void)
+static Suite *make_pabi_suite(void)
 {
-	Suite *s = suite_create("p34");
+	Suite *s = suite_create("pabi");
 	TCase *tc = tcase_create(rdma_core_mode() ? "rdma-core providers" :
 						   "native providers");
 
@@ -310,14 +311,14 @@ static Suite *make_p34_suite(void)
 int main(void)
 {
 
-	dev_name = getenv("P34_DEV");
+	dev_name = getenv("PABI_DEV");
 	if (!dev_name || !*dev_name)
 		dev_name = getenv("RXE_DEV");
 	if (!dev_name || !*dev_name) {
-		printf("SKIP: no device (RXE_DEV / P34_DEV): run inside tests/vm/run\n");
+		printf("SKIP: no device (RXE_DEV / PABI_DEV): run inside tests/vm/run\n");
 		return 77;
 	}
-	printf("test_p34 on %s, %s\n", dev_name,
+	printf("test_pabi on %s, %s\n", dev_name,
 	       rdma_core_mode() ? "rdma-core's providers" : "softverbs' providers");
-	return check_run(make_p34_suite());
+	return check_run(make_pabi_suite());
 }
