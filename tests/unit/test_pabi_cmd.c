@@ -395,10 +395,12 @@ struct xcheck {
 	const void *ptr;
 	const char *field;
 };
-enum { X_PTR = 0xf0, X_CTX };           /* X_CTX: the context */
+enum { X_PTR = 0xf0, X_CTX, X_MEM };    /* X_CTX: the context */
 #define X(f, v) { &(f), sizeof(f), (v), NULL, #f }
 #define XP(f, p) { &(f), X_PTR, 0, (const void *)(p), #f }
 #define XCTX(f) { &(f), X_CTX, 0, NULL, #f }
+#define XMEMN(f, p, n) { &(f), X_MEM, (n), (p), #f }    /* n bytes from f */
+#define XMEM(f, str) XMEMN(f, str, sizeof(str) - 1)
 
 static uint64_t value_at(const void *at, unsigned int width)
 {
@@ -429,6 +431,11 @@ static void assert_x(const struct xcheck *x)
 				      x->field,
 				      (unsigned long long)value_at(x->at, x->width),
 				      (unsigned long long)(x->val & mask));
+			continue;
+		}
+		if (x->width == X_MEM) {
+			ck_assert_msg(memcmp(x->at, x->ptr, x->val) == 0,
+				      "%s: %s: other bytes", cur, x->field);
 			continue;
 		}
 		memcpy(&got, x->at, sizeof(got));
@@ -771,32 +778,41 @@ enum { AC_END, AC_U64, AC_U32, AC_OBJ, AC_OUT, AC_AT, AC_LEN, AC_DATA,
        AC_PTR, AC_ELEM, AC_MEM, AC_FLAGS };
 
 /* one check of a recorded attribute: val is the value, the length or
- * the position; p the address it must carry or the bytes behind it */
+ * the position; p the address it must carry or the bytes behind it.
+ * A_U64/U32/OBJ/OUT are assert_in_u64 and the others; A_U64P a u64
+ * holding an address; A_AT(i, id): the i-th attribute sent; A_ELEM the
+ * enum element; A_MEM the bytes behind a pointer. */
 struct acheck {
 	uint8_t kind;
 	uint16_t id;
 	uint64_t val;
 	const void *p;
 };
-#define A_U64(id, v) { AC_U64, (id), (v), NULL }       /* assert_in_u64 */
-#define A_U64P(id, p) { AC_U64, (id), 0, (p) }         /* ... of an address */
-#define A_U32(id, v) { AC_U32, (id), (v), NULL }
-#define A_OBJ(id, h) { AC_OBJ, (id), (h), NULL }
-#define A_OUT(id, p, n) { AC_OUT, (id), (n), (p) }
-#define A_AT(i, id) { AC_AT, (id), (i), NULL }         /* the i-th sent */
-#define A_LEN(id, n) { AC_LEN, (id), (n), NULL }
-#define A_DATA(id, v) { AC_DATA, (id), (v), NULL }
-#define A_PTR(id, p) { AC_PTR, (id), 0, (p) }
-#define A_ELEM(id, v) { AC_ELEM, (id), (v), NULL }     /* enum element */
-#define A_MEM(id, p, n) { AC_MEM, (id), (n), (p) }     /* bytes behind it */
-#define A_FLAGS(id, v) { AC_FLAGS, (id), (v), NULL }
+#define A_U64(id, v) { AC_U64, UVERBS_ATTR_##id, (v), NULL }       /* assert_in_u64 */
+#define A_U64P(id, p) { AC_U64, UVERBS_ATTR_##id, 0, (p) }         /* ... of an address */
+#define A_U32(id, v) { AC_U32, UVERBS_ATTR_##id, (v), NULL }
+#define A_OBJ(id, h) { AC_OBJ, UVERBS_ATTR_##id, (h), NULL }
+#define A_OUT(id, p, n) { AC_OUT, UVERBS_ATTR_##id, (n), (p) }
+#define A_AT(i, id) { AC_AT, UVERBS_ATTR_##id, (i), NULL }         /* the i-th sent */
+#define A_LEN(id, n) { AC_LEN, UVERBS_ATTR_##id, (n), NULL }
+#define A_DATA(id, v) { AC_DATA, UVERBS_ATTR_##id, (v), NULL }
+#define A_PTR(id, p) { AC_PTR, UVERBS_ATTR_##id, 0, (p) }
+#define A_ELEM(id, v) { AC_ELEM, UVERBS_ATTR_##id, (v), NULL }     /* enum element */
+#define A_MEM(id, p, n) { AC_MEM, UVERBS_ATTR_##id, (n), (p) }     /* bytes behind it */
+#define A_FLAGS(id, v) { AC_FLAGS, UVERBS_ATTR_##id, (v), NULL }
+
+/* the macros name attributes without UVERBS_ATTR_; driver attributes
+ * as DRV(n) and DRV_NS(n) */
+#define UVERBS_ATTR_DRV(n) DRV_ATTR(n)
+#define UVERBS_ATTR_DRV_NS(n) DRV_NS(n)
 
 /* the kernel's answers (a list ends at an entry with neither) */
-#define ANS_OBJ(id, h) { .attr_id = (id), .obj = (h), .object = -1 }
-#define ANS_U32(id, v) \
-	{ .attr_id = (id), .bytes = (const uint32_t[]){ v }, .len = 4, .object = -1 }
-#define ANS_U64(id, v) \
-	{ .attr_id = (id), .bytes = (const uint64_t[]){ v }, .len = 8, .object = -1 }
+#define ANS_OBJ(id, h) \
+	{ .attr_id = UVERBS_ATTR_##id, .obj = (h), .object = -1 }
+#define ANS_U32(id, v) { .attr_id = UVERBS_ATTR_##id, \
+	.bytes = (const uint32_t[]){ v }, .len = 4, .object = -1 }
+#define ANS_U64(id, v) { .attr_id = UVERBS_ATTR_##id, \
+	.bytes = (const uint64_t[]){ v }, .len = 8, .object = -1 }
 
 struct ioctl_case {
 	const char *name;
@@ -1374,62 +1390,60 @@ static int comp_cntr_send(void)
 #define DMAH_ALL (IBV_DMAH_INIT_ATTR_MASK_CPU_ID | IBV_DMAH_INIT_ATTR_MASK_PH | \
 		  IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE)
 #define MR_ANSWERS(obj, h, lkey, rkey) \
-	{ ANS_OBJ(UVERBS_ATTR_##obj##_HANDLE, h), \
-	  ANS_U32(UVERBS_ATTR_##obj##_RESP_LKEY, lkey), \
-	  ANS_U32(UVERBS_ATTR_##obj##_RESP_RKEY, rkey) }
+	{ ANS_OBJ(obj##_HANDLE, h), ANS_U32(obj##_RESP_LKEY, lkey), \
+	  ANS_U32(obj##_RESP_RKEY, rkey) }
 
 static const struct ioctl_case ioctl_cases[] = {
 	{ "query_context with a driver link", .arg = 1,
-	  .answers = { ANS_U32(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, 7),
-		       ANS_U64(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, CORE_SUPPORT) },
+	  .answers = { ANS_U32(QUERY_CONTEXT_NUM_COMP_VECTORS, 7),
+		       ANS_U64(QUERY_CONTEXT_CORE_SUPPORT, CORE_SUPPORT) },
 	  .send = query_context_send, OM(DEVICE, QUERY_CONTEXT), .nattrs = 3,
-	  .attrs = { A_AT(1, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT),
-		     A_LEN(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, 8),
-		     A_AT(2, DRV_ATTR(1)), A_DATA(DRV_ATTR(1), 0xc0ffee) },
+	  .attrs = { A_AT(1, QUERY_CONTEXT_CORE_SUPPORT),
+		     A_LEN(QUERY_CONTEXT_CORE_SUPPORT, 8), A_AT(2, DRV(1)),
+		     A_DATA(DRV(1), 0xc0ffee) },
 	  .x = { X(vdev.core_support, CORE_SUPPORT) },
 	  .check = query_context_check },
 	/* a kernel without the method: its answer, nothing changed */
 	{ "query_context on an old kernel", .ioctl_errno = ENOTTY,
-	  .answers = { ANS_U64(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, CORE_SUPPORT) },
+	  .answers = { ANS_U64(QUERY_CONTEXT_CORE_SUPPORT, CORE_SUPPORT) },
 	  .send = query_context_send, .ret = ENOTTY, OM(DEVICE, QUERY_CONTEXT),
 	  .nattrs = 2, .x = { X(vdev.core_support, 0) } },
 	{ "query_mr imports",
-	  .answers = { ANS_U32(UVERBS_ATTR_QUERY_MR_RESP_LKEY, 0x1234),
-		       ANS_U32(UVERBS_ATTR_QUERY_MR_RESP_RKEY, 0x5678),
-		       ANS_U64(UVERBS_ATTR_QUERY_MR_RESP_LENGTH, 1 << 20) },
+	  .answers = { ANS_U32(QUERY_MR_RESP_LKEY, 0x1234),
+		       ANS_U32(QUERY_MR_RESP_RKEY, 0x5678),
+		       ANS_U64(QUERY_MR_RESP_LENGTH, 1 << 20) },
 	  .send = query_mr_send, OM(MR, QUERY_MR), .nattrs = 4,
-	  .attrs = { A_OBJ(UVERBS_ATTR_QUERY_MR_HANDLE, 0x42),
-		     A_OUT(UVERBS_ATTR_QUERY_MR_RESP_LKEY, &io.vmr.ibv_mr.lkey, 4),
-		     A_OUT(UVERBS_ATTR_QUERY_MR_RESP_RKEY, &io.vmr.ibv_mr.rkey, 4),
-		     A_OUT(UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &io.vmr.ibv_mr.length, 8) },
+	  .attrs = { A_OBJ(QUERY_MR_HANDLE, 0x42),
+		     A_OUT(QUERY_MR_RESP_LKEY, &io.vmr.ibv_mr.lkey, 4),
+		     A_OUT(QUERY_MR_RESP_RKEY, &io.vmr.ibv_mr.rkey, 4),
+		     A_OUT(QUERY_MR_RESP_LENGTH, &io.vmr.ibv_mr.length, 8) },
 	  .x = { X(io.vmr.ibv_mr.lkey, 0x1234), X(io.vmr.ibv_mr.rkey, 0x5678),
-		 X(io.vmr.ibv_mr.length, 1 << 20), X(io.vmr.ibv_mr.handle, 0x42),
-		 XCTX(io.vmr.ibv_mr.context), XP(io.vmr.ibv_mr.pd, &io.pd),
-		 XP(io.vmr.ibv_mr.addr, NULL),
+		 X(io.vmr.ibv_mr.length, 1 << 20),
+		 X(io.vmr.ibv_mr.handle, 0x42), XCTX(io.vmr.ibv_mr.context),
+		 XP(io.vmr.ibv_mr.pd, &io.pd), XP(io.vmr.ibv_mr.addr, NULL),
 		 X(io.vmr.mr_type, IBV_MR_TYPE_IMPORTED_MR) } },
 	{ "advise_mr sends the sge list", .send = advise_mr_send,
 	  OM(MR, ADVISE_MR), .nattrs = 4,
-	  .attrs = { A_OBJ(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, 9),
-		     A_U64(UVERBS_ATTR_ADVISE_MR_ADVICE,
-			   IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE),
-		     A_U32(UVERBS_ATTR_ADVISE_MR_FLAGS, IBV_ADVISE_MR_FLAG_FLUSH),
-		     A_LEN(UVERBS_ATTR_ADVISE_MR_SGE_LIST, 32),
-		     A_PTR(UVERBS_ATTR_ADVISE_MR_SGE_LIST, io.sg),
-		     A_MEM(UVERBS_ATTR_ADVISE_MR_SGE_LIST, io.sg, 32) } },
+	  .attrs = { A_OBJ(ADVISE_MR_PD_HANDLE, 9),
+		     A_U64(ADVISE_MR_ADVICE, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE),
+		     A_U32(ADVISE_MR_FLAGS, IBV_ADVISE_MR_FLAG_FLUSH),
+		     A_LEN(ADVISE_MR_SGE_LIST, 32),
+		     A_PTR(ADVISE_MR_SGE_LIST, io.sg),
+		     A_MEM(ADVISE_MR_SGE_LIST, io.sg, 32) } },
 	{ "advise_mr with more than 64 KiB of sges", .send = advise_mr_send,
 	  .arg = 1, .ret = EINVAL },
+	/* the MR's type keeps ibv_dereg_mr away from the fork-safety map */
 	{ "reg_dmabuf_mr fills a dma-buf MR",
 	  .answers = MR_ANSWERS(REG_DMABUF_MR, 0x31, 0x111, 0x222),
 	  .send = reg_dmabuf_mr_send, OM(MR, REG_DMABUF_MR), .nattrs = 9,
-	  .attrs = { A_AT(0, UVERBS_ATTR_REG_DMABUF_MR_HANDLE),
-		     A_OBJ(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 9),
-		     A_U64(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 0x2000),
-		     A_U64(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, 0x10000),
-		     A_U64(UVERBS_ATTR_REG_DMABUF_MR_IOVA, 0x7000),
-		     A_U32(UVERBS_ATTR_REG_DMABUF_MR_FD, 41),
-		     A_U32(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, DMABUF_ACCESS),
-		     A_LEN(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, 4) },
-	  /* the type keeps ibv_dereg_mr away from the fork-safety map */
+	  .attrs = { A_AT(0, REG_DMABUF_MR_HANDLE),
+		     A_OBJ(REG_DMABUF_MR_PD_HANDLE, 9),
+		     A_U64(REG_DMABUF_MR_OFFSET, 0x2000),
+		     A_U64(REG_DMABUF_MR_LENGTH, 0x10000),
+		     A_U64(REG_DMABUF_MR_IOVA, 0x7000),
+		     A_U32(REG_DMABUF_MR_FD, 41),
+		     A_U32(REG_DMABUF_MR_ACCESS_FLAGS, DMABUF_ACCESS),
+		     A_LEN(REG_DMABUF_MR_RESP_LKEY, 4) },
 	  .x = { X(io.vmr.ibv_mr.handle, 0x31), X(io.vmr.ibv_mr.lkey, 0x111),
 		 X(io.vmr.ibv_mr.rkey, 0x222), XCTX(io.vmr.ibv_mr.context),
 		 XP(io.vmr.ibv_mr.pd, &io.pd), XP(io.vmr.ibv_mr.addr, 0x2000),
@@ -1441,37 +1455,37 @@ static const struct ioctl_case ioctl_cases[] = {
 	  .send = reg_dmabuf_mr_bad_fd_send, .ret = EBADF, .err = EBADF,
 	  OM(MR, REG_DMABUF_MR), .nattrs = 9, .x = { X(io.vmr.mr_type, 0) } },
 	{ "reg_dmabuf_mr of a 53 provider", .release = 53,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0x31) },
-	  .send = reg_dmabuf_mr_7_args_send, OM(MR, REG_DMABUF_MR),
-	  .nattrs = 9, .x = { X(io.vmr.ibv_mr.handle, 0x31) } },
+	  .answers = { ANS_OBJ(REG_DMABUF_MR_HANDLE, 0x31) },
+	  .send = reg_dmabuf_mr_7_args_send, OM(MR, REG_DMABUF_MR), .nattrs = 9,
+	  .x = { X(io.vmr.ibv_mr.handle, 0x31) } },
 	{ "reg_dmabuf_mr of a 56 provider", .release = 56, .arg = 1,
 	  .answers = MR_ANSWERS(REG_DMABUF_MR, 0x32, 0x111, 0x222),
 	  .send = reg_dmabuf_mr_8_args_send, OM(MR, REG_DMABUF_MR),
 	  .nattrs = 10,
 	  .attrs = { A_U32(DRV_NS(3), 0x5a),
-		     A_U64(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 0x2000) },
+		     A_U64(REG_DMABUF_MR_OFFSET, 0x2000) },
 	  .x = { X(io.vmr.ibv_mr.handle, 0x32), X(io.vmr.ibv_mr.lkey, 0x111),
 		 X(io.vmr.ibv_mr.rkey, 0x222),
 		 X(io.vmr.mr_type, IBV_MR_TYPE_DMABUF_MR) } },
 	{ "reg_dmabuf_mr of a 56 provider, empty chain", .release = 56,
-	  .send = reg_dmabuf_mr_8_args_send, OM(MR, REG_DMABUF_MR), .nattrs = 9 },
+	  .send = reg_dmabuf_mr_8_args_send, OM(MR, REG_DMABUF_MR),
+	  .nattrs = 9 },
 	{ "reg_mr_ex by address", .release = 62, .arg = IBV_REG_MR_MASK_ADDR,
 	  .answers = MR_ANSWERS(REG_MR, 0x71, 0x51, 0x52),
 	  .send = reg_mr_ex_send, OM(MR, REG_MR), .nattrs = 8,
-	  .attrs = { A_OBJ(UVERBS_ATTR_REG_MR_PD_HANDLE, 9),
-		     A_U64(UVERBS_ATTR_REG_MR_LENGTH, sizeof(io.buf)),
-		     A_U32(UVERBS_ATTR_REG_MR_ACCESS_FLAGS, IBV_ACCESS_LOCAL_WRITE),
-		     A_U64P(UVERBS_ATTR_REG_MR_ADDR, io.buf),
-		     A_U64P(UVERBS_ATTR_REG_MR_IOVA, io.buf) },
+	  .attrs = { A_OBJ(REG_MR_PD_HANDLE, 9),
+		     A_U64(REG_MR_LENGTH, sizeof(io.buf)),
+		     A_U32(REG_MR_ACCESS_FLAGS, IBV_ACCESS_LOCAL_WRITE),
+		     A_U64P(REG_MR_ADDR, io.buf), A_U64P(REG_MR_IOVA, io.buf) },
 	  .x = { X(io.vmr.ibv_mr.handle, 0x71), X(io.vmr.ibv_mr.lkey, 0x51),
-		 X(io.vmr.ibv_mr.rkey, 0x52), X(io.vmr.mr_type, IBV_MR_TYPE_MR) } },
+		 X(io.vmr.ibv_mr.rkey, 0x52),
+		 X(io.vmr.mr_type, IBV_MR_TYPE_MR) } },
 	{ "reg_mr_ex of a dma-buf with a DMA handle", .release = 62,
 	  .arg = MR_FD | IBV_REG_MR_MASK_IOVA | IBV_REG_MR_MASK_DMAH,
 	  .send = reg_mr_ex_send, OM(MR, REG_MR), .nattrs = 10,
-	  .attrs = { A_DATA(UVERBS_ATTR_REG_MR_FD, 39),
-		     A_U64(UVERBS_ATTR_REG_MR_FD_OFFSET, 4096),
-		     A_U64(UVERBS_ATTR_REG_MR_IOVA, 0x10000),
-		     A_OBJ(UVERBS_ATTR_REG_MR_DMA_HANDLE, 0x19) },
+	  .attrs = { A_DATA(REG_MR_FD, 39), A_U64(REG_MR_FD_OFFSET, 4096),
+		     A_U64(REG_MR_IOVA, 0x10000),
+		     A_OBJ(REG_MR_DMA_HANDLE, 0x19) },
 	  .x = { X(io.vmr.mr_type, IBV_MR_TYPE_DMABUF_MR) } },
 	/* what neither kind is */
 	{ "reg_mr_ex of a dma-buf without an iova", .release = 62,
@@ -1484,7 +1498,8 @@ static const struct ioctl_case ioctl_cases[] = {
 	 * dma-buf not at all */
 	{ "reg_mr_ex on an old kernel: the write", .release = 62,
 	  .ioctl_errno = EPROTONOSUPPORT, .send = reg_mr_ex_send,
-	  .arg = IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_IOVA, .nattrs = ANY_SENT,
+	  .arg = IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_IOVA,
+	  .nattrs = ANY_SENT,
 	  .x = { X(nwrites, 1), X(io.vmr.mr_type, IBV_MR_TYPE_MR) },
 	  .check = reg_mr_ex_write_check },
 	{ "reg_mr_ex of a dma-buf on an old kernel", .release = 62,
@@ -1492,92 +1507,90 @@ static const struct ioctl_case ioctl_cases[] = {
 	  .arg = MR_FD | IBV_REG_MR_MASK_IOVA, .ret = EPROTONOSUPPORT,
 	  .nattrs = ANY_SENT },
 	{ "alloc_dm with a driver link",
-	  .answers = { ANS_OBJ(UVERBS_ATTR_ALLOC_DM_HANDLE, 0x66) },
-	  .send = alloc_dm_send, OM(DM, DM_ALLOC), .nattrs = 4,
-	  .attrs = { A_U64(UVERBS_ATTR_ALLOC_DM_LENGTH, 8192),
-		     A_U32(UVERBS_ATTR_ALLOC_DM_ALIGNMENT, 6),
-		     A_AT(3, DRV_ATTR(1)) },
+	  .answers = { ANS_OBJ(ALLOC_DM_HANDLE, 0x66) }, .send = alloc_dm_send,
+	  OM(DM, DM_ALLOC), .nattrs = 4,
+	  .attrs = { A_U64(ALLOC_DM_LENGTH, 8192), A_U32(ALLOC_DM_ALIGNMENT, 6),
+		     A_AT(3, DRV(1)) },
 	  .x = { X(io.u64[0], 0x0807060504030201ULL), X(io.dm.handle, 0x66),
-		 X(io.dm.dm.handle, 0x66), X(io.dm.dm.comp_mask, IBV_DM_MASK_HANDLE),
+		 X(io.dm.dm.handle, 0x66),
+		 X(io.dm.dm.comp_mask, IBV_DM_MASK_HANDLE),
 		 XCTX(io.dm.dm.context) } },
 	{ "reg_dm_mr not zero-based", .send = reg_dm_mr_send,
 	  .arg = IBV_ACCESS_LOCAL_WRITE, .ret = EINVAL },
 	{ "reg_dm_mr", .answers = MR_ANSWERS(REG_DM_MR, 0x67, 0xa, 0xb),
 	  .send = reg_dm_mr_send, .arg = MR_ZB, OM(MR, DM_MR_REG), .nattrs = 8,
-	  .attrs = { A_OBJ(UVERBS_ATTR_REG_DM_MR_PD_HANDLE, 9),
-		     A_OBJ(UVERBS_ATTR_REG_DM_MR_DM_HANDLE, 0x66),
-		     A_U64(UVERBS_ATTR_REG_DM_MR_OFFSET, 512),
-		     A_U64(UVERBS_ATTR_REG_DM_MR_LENGTH, 4096),
-		     A_U32(UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS, MR_ZB) },
+	  .attrs = { A_OBJ(REG_DM_MR_PD_HANDLE, 9),
+		     A_OBJ(REG_DM_MR_DM_HANDLE, 0x66),
+		     A_U64(REG_DM_MR_OFFSET, 512),
+		     A_U64(REG_DM_MR_LENGTH, 4096),
+		     A_U32(REG_DM_MR_ACCESS_FLAGS, MR_ZB) },
 	  .x = { X(io.vmr.ibv_mr.handle, 0x67), X(io.vmr.ibv_mr.lkey, 0xa),
 		 X(io.vmr.ibv_mr.rkey, 0xb), X(io.vmr.ibv_mr.length, 4096),
 		 XP(io.vmr.ibv_mr.addr, NULL), XP(io.vmr.ibv_mr.pd, &io.pd),
-		 XCTX(io.vmr.ibv_mr.context), X(io.vmr.mr_type, IBV_MR_TYPE_MR) } },
+		 XCTX(io.vmr.ibv_mr.context),
+		 X(io.vmr.mr_type, IBV_MR_TYPE_MR) } },
 	{ "free_dm", .send = free_dm_send, OM(DM, DM_FREE), .nattrs = 1,
-	  .attrs = { A_OBJ(UVERBS_ATTR_FREE_DM_HANDLE, 0x66) } },
+	  .attrs = { A_OBJ(FREE_DM_HANDLE, 0x66) } },
 	{ "create_counters with a comp_mask", .send = create_counters_send,
 	  .arg = 1, .ret = EOPNOTSUPP },
 	{ "create_counters with a driver link",
-	  .answers = { ANS_OBJ(UVERBS_ATTR_CREATE_COUNTERS_HANDLE, 0x44) },
+	  .answers = { ANS_OBJ(CREATE_COUNTERS_HANDLE, 0x44) },
 	  .send = create_counters_send, OM(COUNTERS, COUNTERS_CREATE),
-	  .nattrs = 2, .attrs = { A_AT(1, DRV_ATTR(1)) },
+	  .nattrs = 2, .attrs = { A_AT(1, DRV(1)) },
 	  .x = { X(io.cn.handle, 0x44), XCTX(io.cn.counters.context) } },
 	{ "read_counters", .send = read_counters_send,
 	  OM(COUNTERS, COUNTERS_READ), .nattrs = 3,
-	  .attrs = { A_OBJ(UVERBS_ATTR_READ_COUNTERS_HANDLE, 0x44),
-		     A_OUT(UVERBS_ATTR_READ_COUNTERS_BUFF, io.u64, 24),
-		     A_U32(UVERBS_ATTR_READ_COUNTERS_FLAGS,
-			   IBV_READ_COUNTERS_ATTR_PREFER_CACHED) },
+	  .attrs = { A_OBJ(READ_COUNTERS_HANDLE, 0x44),
+		     A_OUT(READ_COUNTERS_BUFF, io.u64, 24),
+		     A_U32(READ_COUNTERS_FLAGS, IBV_READ_COUNTERS_ATTR_PREFER_CACHED) },
 	  .check = read_counters_check },
 	{ "destroy_counters", .send = destroy_counters_send,
 	  OM(COUNTERS, COUNTERS_DESTROY), .nattrs = 1,
-	  .attrs = { A_OBJ(UVERBS_ATTR_DESTROY_COUNTERS_HANDLE, 0x44) } },
+	  .attrs = { A_OBJ(DESTROY_COUNTERS_HANDLE, 0x44) } },
+	/* the 4-byte replay window inline */
 	{ "create_flow_action_esp",
-	  .answers = { ANS_OBJ(UVERBS_ATTR_CREATE_FLOW_ACTION_ESP_HANDLE, 0x99) },
+	  .answers = { ANS_OBJ(CREATE_FLOW_ACTION_ESP_HANDLE, 0x99) },
 	  .send = create_flow_action_esp_send,
 	  OM(FLOW_ACTION, FLOW_ACTION_ESP_CREATE), .nattrs = 7,
-	  .attrs = { A_AT(0, UVERBS_ATTR_CREATE_FLOW_ACTION_ESP_HANDLE),
-		     A_U32(UVERBS_ATTR_FLOW_ACTION_ESP_ESN, 0x77),
-		     A_LEN(UVERBS_ATTR_FLOW_ACTION_ESP_KEYMAT, sizeof(io.keymat)),
-		     A_ELEM(UVERBS_ATTR_FLOW_ACTION_ESP_KEYMAT,
-			    IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM),
-		     A_MEM(UVERBS_ATTR_FLOW_ACTION_ESP_KEYMAT, io.keymat,
-			   sizeof(io.keymat)),
-		     A_LEN(UVERBS_ATTR_FLOW_ACTION_ESP_REPLAY, 4),
-		     A_DATA(UVERBS_ATTR_FLOW_ACTION_ESP_REPLAY, 64), /* inline */
-		     A_ELEM(UVERBS_ATTR_FLOW_ACTION_ESP_REPLAY,
-			    IBV_FLOW_ACTION_ESP_REPLAY_BMP),
-		     A_LEN(UVERBS_ATTR_FLOW_ACTION_ESP_ENCAP, sizeof(io.encap)),
-		     A_PTR(UVERBS_ATTR_FLOW_ACTION_ESP_ENCAP, &io.encap),
-		     A_LEN(UVERBS_ATTR_FLOW_ACTION_ESP_ATTRS, sizeof(io.esp)),
-		     A_MEM(UVERBS_ATTR_FLOW_ACTION_ESP_ATTRS, &io.esp,
-			   sizeof(io.esp)),
-		     A_AT(6, DRV_ATTR(1)) },
+	  .attrs = { A_AT(0, CREATE_FLOW_ACTION_ESP_HANDLE),
+		     A_U32(FLOW_ACTION_ESP_ESN, 0x77),
+		     A_LEN(FLOW_ACTION_ESP_KEYMAT, sizeof(io.keymat)),
+		     A_ELEM(FLOW_ACTION_ESP_KEYMAT, IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM),
+		     A_MEM(FLOW_ACTION_ESP_KEYMAT, io.keymat, sizeof(io.keymat)),
+		     A_LEN(FLOW_ACTION_ESP_REPLAY, 4),
+		     A_DATA(FLOW_ACTION_ESP_REPLAY, 64),
+		     A_ELEM(FLOW_ACTION_ESP_REPLAY, IBV_FLOW_ACTION_ESP_REPLAY_BMP),
+		     A_LEN(FLOW_ACTION_ESP_ENCAP, sizeof(io.encap)),
+		     A_PTR(FLOW_ACTION_ESP_ENCAP, &io.encap),
+		     A_LEN(FLOW_ACTION_ESP_ATTRS, sizeof(io.esp)),
+		     A_MEM(FLOW_ACTION_ESP_ATTRS, &io.esp, sizeof(io.esp)),
+		     A_AT(6, DRV(1)) },
 	  .x = { X(io.fa.handle, 0x99), X(io.fa.type, IBV_FLOW_ACTION_ESP),
 		 XCTX(io.fa.action.context) } },
 	{ "modify_flow_action_esp", .send = modify_flow_action_esp_send,
 	  OM(FLOW_ACTION, FLOW_ACTION_ESP_MODIFY), .nattrs = 2,
-	  .attrs = { A_OBJ(UVERBS_ATTR_MODIFY_FLOW_ACTION_ESP_HANDLE, 0x99),
-		     A_AT(1, UVERBS_ATTR_FLOW_ACTION_ESP_ATTRS) } },
+	  .attrs = { A_OBJ(MODIFY_FLOW_ACTION_ESP_HANDLE, 0x99),
+		     A_AT(1, FLOW_ACTION_ESP_ATTRS) } },
 	{ "destroy_flow_action", .send = destroy_flow_action_send,
 	  OM(FLOW_ACTION, FLOW_ACTION_DESTROY), .nattrs = 1,
-	  .attrs = { A_OBJ(UVERBS_ATTR_DESTROY_FLOW_ACTION_HANDLE, 0x99) } },
+	  .attrs = { A_OBJ(DESTROY_FLOW_ACTION_HANDLE, 0x99) } },
 	{ "query_port of a 56 provider", .release = 56, .send = query_port_send,
 	  .nattrs = ANY_SENT, .check = query_port_check },
 	{ "query_port of a 48 provider", .release = 48, .send = query_port_send,
 	  .nattrs = ANY_SENT, .check = query_port_check },
 	{ "query_port_speed", .release = 62,
-	  .answers = { ANS_U64(UVERBS_ATTR_QUERY_PORT_SPEED_RESP, 4000) },
+	  .answers = { ANS_U64(QUERY_PORT_SPEED_RESP, 4000) },
 	  .send = query_port_speed_send, OM(DEVICE, QUERY_PORT_SPEED),
-	  .nattrs = 2, .attrs = { A_U64(UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, 1) },
+	  .nattrs = 2, .attrs = { A_U64(QUERY_PORT_SPEED_PORT_NUM, 1) },
 	  .x = { X(io.u64[0], 4000) } },
 	{ "query_port_speed's default on an old kernel", .release = 62,
 	  .ioctl_errno = EPROTONOSUPPORT, .send = query_port_speed_send,
-	  .arg = 1, .ret = EOPNOTSUPP, OM(DEVICE, QUERY_PORT_SPEED), .nattrs = 2 },
+	  .arg = 1, .ret = EOPNOTSUPP, OM(DEVICE, QUERY_PORT_SPEED),
+	  .nattrs = 2 },
 	{ "export_dmabuf_fd", .release = 62,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_ALLOC_DMABUF_HANDLE, 23) },
+	  .answers = { ANS_OBJ(ALLOC_DMABUF_HANDLE, 23) },
 	  .send = export_dmabuf_fd_send, .ret = 23, OM(DMABUF, DMABUF_ALLOC),
-	  .nattrs = 2, .attrs = { A_U64(UVERBS_ATTR_ALLOC_DMABUF_PGOFF, 5) } },
+	  .nattrs = 2, .attrs = { A_U64(ALLOC_DMABUF_PGOFF, 5) } },
 	{ "export_dmabuf_fd unsupported", .release = 62,
 	  .ioctl_errno = EOPNOTSUPP, .send = export_dmabuf_fd_send, .ret = -1,
 	  .err = EOPNOTSUPP, OM(DMABUF, DMABUF_ALLOC), .nattrs = 2 },
@@ -1599,10 +1612,9 @@ static const struct ioctl_case ioctl_cases[] = {
 	{ "the GET_CONTEXT ioctl", .release = 65, .ioctl_errno = EOPNOTSUPP,
 	  .send = get_context_ioctl_send, .ret = EOPNOTSUPP,
 	  OM(DEVICE, GET_CONTEXT), .nattrs = 5,
-	  .attrs = { A_LEN(UVERBS_ATTR_GET_CONTEXT_FD_ARR, 3 * sizeof(int)),
-		     A_PTR(UVERBS_ATTR_GET_CONTEXT_FD_ARR, io.fds),
-		     A_DATA(UVERBS_ATTR_UHW_IN, 0x55),
-		     A_OUT(UVERBS_ATTR_UHW_OUT, &io.u64[1], 8) } },
+	  .attrs = { A_LEN(GET_CONTEXT_FD_ARR, 3 * sizeof(int)),
+		     A_PTR(GET_CONTEXT_FD_ARR, io.fds), A_DATA(UHW_IN, 0x55),
+		     A_OUT(UHW_OUT, &io.u64[1], 8) } },
 	{ "create_cq_ex2 without driver attributes: the write", .release = 56,
 	  .send = create_cq_ex2_send,
 	  .x = { X(nwrites, 1), X(io.cq.cq.handle, 0x21), X(io.cq.cq.cqe, 255),
@@ -1611,22 +1623,19 @@ static const struct ioctl_case ioctl_cases[] = {
 	/* the provider's 8 bytes inline, its reply room by address */
 	{ "create_cq_ex2 with a driver attribute: the ioctl", .release = 56,
 	  .arg = 1,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_CREATE_CQ_HANDLE, 0x22),
-		       ANS_U32(UVERBS_ATTR_CREATE_CQ_RESP_CQE, 511),
-		       ANS_U64(UVERBS_ATTR_UHW_OUT, 0xfeed) },
+	  .answers = { ANS_OBJ(CREATE_CQ_HANDLE, 0x22),
+		       ANS_U32(CREATE_CQ_RESP_CQE, 511),
+		       ANS_U64(UHW_OUT, 0xfeed) },
 	  .send = create_cq_ex2_send, OM(CQ, CQ_CREATE), .nattrs = 11,
-	  .attrs = { A_U32(UVERBS_ATTR_CREATE_CQ_CQE, 200),
-		     A_U64P(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, &io.cq.cq),
-		     A_U32(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, 1),
-		     A_U32(UVERBS_ATTR_CREATE_CQ_FLAGS,
-			   IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION),
-		     A_U32(DRV_NS(2), 3),
-		     A_DATA(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, 33),
-		     A_DATA(UVERBS_ATTR_CREATE_CQ_EVENT_FD, 44),
-		     A_FLAGS(UVERBS_ATTR_CREATE_CQ_EVENT_FD, 0),
-		     A_LEN(UVERBS_ATTR_UHW_IN, 8),
-		     A_DATA(UVERBS_ATTR_UHW_IN, 0x1122334455667788ULL),
-		     A_OUT(UVERBS_ATTR_UHW_OUT, &io.cqresp.drv, 8) },
+	  .attrs = { A_U32(CREATE_CQ_CQE, 200),
+		     A_U64P(CREATE_CQ_USER_HANDLE, &io.cq.cq),
+		     A_U32(CREATE_CQ_COMP_VECTOR, 1),
+		     A_U32(CREATE_CQ_FLAGS, IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION),
+		     A_U32(DRV_NS(2), 3), A_DATA(CREATE_CQ_COMP_CHANNEL, 33),
+		     A_DATA(CREATE_CQ_EVENT_FD, 44),
+		     A_FLAGS(CREATE_CQ_EVENT_FD, 0), A_LEN(UHW_IN, 8),
+		     A_DATA(UHW_IN, 0x1122334455667788ULL),
+		     A_OUT(UHW_OUT, &io.cqresp.drv, 8) },
 	  .x = { X(nwrites, 0), X(io.cqresp.drv, 0xfeed),
 		 X(io.cq.cq.handle, 0x22), X(io.cq.cq.cqe, 511),
 		 XP(io.cq.cq.channel, &io.ch) },
@@ -1639,19 +1648,19 @@ static const struct ioctl_case ioctl_cases[] = {
 	{ "create_cq_ex2 with an unknown comp_mask", .release = 56,
 	  .send = create_cq_ex2_send, .arg = 2, .ret = EOPNOTSUPP },
 	{ "create_cq_ex with the provider's buffer", .release = 59,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_CREATE_CQ_HANDLE, 0x42),
-		       ANS_U32(UVERBS_ATTR_CREATE_CQ_RESP_CQE, 63) },
+	  .answers = { ANS_OBJ(CREATE_CQ_HANDLE, 0x42),
+		       ANS_U32(CREATE_CQ_RESP_CQE, 63) },
 	  .send = create_cq_ex_send, .arg = 1, OM(CQ, CQ_CREATE), .nattrs = 10,
-	  .attrs = { A_U64P(UVERBS_ATTR_CREATE_CQ_BUFFER_VA, io.ring),
-		     A_U64(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, sizeof(io.ring)) },
+	  .attrs = { A_U64P(CREATE_CQ_BUFFER_VA, io.ring),
+		     A_U64(CREATE_CQ_BUFFER_LENGTH, sizeof(io.ring)) },
 	  .x = { X(nwrites, 0), X(io.cq.cq.handle, 0x42) } },
 	{ "create_cq_ex2 with a dma-buf", .release = 59,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_CREATE_CQ_HANDLE, 0x42),
-		       ANS_U32(UVERBS_ATTR_CREATE_CQ_RESP_CQE, 63) },
+	  .answers = { ANS_OBJ(CREATE_CQ_HANDLE, 0x42),
+		       ANS_U32(CREATE_CQ_RESP_CQE, 63) },
 	  .send = create_cq_ex_send, .arg = 2, OM(CQ, CQ_CREATE), .nattrs = 11,
-	  .attrs = { A_DATA(UVERBS_ATTR_CREATE_CQ_BUFFER_FD, 77),
-		     A_U64(UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, 4096),
-		     A_U64(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, 8192) } },
+	  .attrs = { A_DATA(CREATE_CQ_BUFFER_FD, 77),
+		     A_U64(CREATE_CQ_BUFFER_OFFSET, 4096),
+		     A_U64(CREATE_CQ_BUFFER_LENGTH, 8192) } },
 	{ "create_cq_ex with a buffer flag, no buffer", .release = 59,
 	  .send = create_cq_ex_send, .arg = 3, .ret = EINVAL },
 	{ "create_cq_ex without a buffer: the write", .release = 59,
@@ -1662,72 +1671,65 @@ static const struct ioctl_case ioctl_cases[] = {
 	{ "create_cq_ex_34 with an unknown flag: the write", .release = 59,
 	  .send = create_cq_ex_send, .arg = 4, .x = { X(nwrites, 1) } },
 	{ "create_qp_ex2 with driver attributes", .release = 64,
-	  .send = create_qp_ex2_send, .ret = EOPNOTSUPP, .x = { X(nwrites, 0) } },
+	  .send = create_qp_ex2_send, .ret = EOPNOTSUPP,
+	  .x = { X(nwrites, 0) } },
 	{ "alloc_dmah", .release = 59, .arg = DMAH_ALL,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_ALLOC_DMAH_HANDLE, 0x19) },
+	  .answers = { ANS_OBJ(ALLOC_DMAH_HANDLE, 0x19) },
 	  .send = alloc_dmah_send, OM(DMAH, DMAH_ALLOC), .nattrs = 4,
-	  .attrs = { A_U32(UVERBS_ATTR_ALLOC_DMAH_CPU_ID, 3),
-		     A_LEN(UVERBS_ATTR_ALLOC_DMAH_PH, 1),
-		     A_DATA(UVERBS_ATTR_ALLOC_DMAH_PH, 2),
-		     A_ELEM(UVERBS_ATTR_ALLOC_DMAH_TPH_MEM_TYPE,
-			    IBV_TPH_MEM_TYPE_PM) },
+	  .attrs = { A_U32(ALLOC_DMAH_CPU_ID, 3), A_LEN(ALLOC_DMAH_PH, 1),
+		     A_DATA(ALLOC_DMAH_PH, 2),
+		     A_ELEM(ALLOC_DMAH_TPH_MEM_TYPE, IBV_TPH_MEM_TYPE_PM) },
 	  .x = { X(io.dmah.handle, 0x19), XCTX(io.dmah.dmah.context) } },
 	/* only what the mask names */
 	{ "alloc_dmah of a CPU only", .release = 59,
 	  .arg = IBV_DMAH_INIT_ATTR_MASK_CPU_ID,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_ALLOC_DMAH_HANDLE, 0x19) },
+	  .answers = { ANS_OBJ(ALLOC_DMAH_HANDLE, 0x19) },
 	  .send = alloc_dmah_send, OM(DMAH, DMAH_ALLOC), .nattrs = 2 },
 	{ "free_dmah", .release = 59, .send = free_dmah_send,
 	  OM(DMAH, DMAH_FREE), .nattrs = 1,
-	  .attrs = { A_OBJ(UVERBS_ATTR_FREE_DMA_HANDLE, 0x19) } },
+	  .attrs = { A_OBJ(FREE_DMA_HANDLE, 0x19) } },
 	{ "query_comp_cntr_caps", .release = 65,
 	  .arg = sizeof(struct ibv_comp_cntr_caps),
-	  .answers = { ANS_U32(UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_COUNTERS, 8),
-		       ANS_U64(UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_VALUE, 1ULL << 40),
-		       ANS_U32(UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_SUPPORTED_QP_ATTACH_OPS,
-			       0x3) },
-	  .send = query_comp_cntr_caps_send,
-	  OM(DEVICE, QUERY_COMP_CNTR_CAPS), .nattrs = 3,
+	  .answers = { ANS_U32(QUERY_COMP_CNTR_CAPS_MAX_COUNTERS, 8),
+		       ANS_U64(QUERY_COMP_CNTR_CAPS_MAX_VALUE, 1ULL << 40),
+		       ANS_U32(QUERY_COMP_CNTR_CAPS_SUPPORTED_QP_ATTACH_OPS, 0x3) },
+	  .send = query_comp_cntr_caps_send, OM(DEVICE, QUERY_COMP_CNTR_CAPS),
+	  .nattrs = 3,
 	  .x = { X(io.caps.max_counters, 8), X(io.caps.max_value, 1ULL << 40),
-		 X(io.caps.supported_qp_attach_ops,
-		   IBV_QP_ATTACH_COMP_CNTR_OP_SEND | IBV_QP_ATTACH_COMP_CNTR_OP_RECV) } },
+		 X(io.caps.supported_qp_attach_ops, IBV_QP_ATTACH_COMP_CNTR_OP_SEND | IBV_QP_ATTACH_COMP_CNTR_OP_RECV) } },
 	{ "query_comp_cntr_caps into a short struct", .release = 65, .arg = 8,
 	  .send = query_comp_cntr_caps_send, .ret = EINVAL },
 	{ "create_comp_cntr", .release = 65,
-	  .answers = { ANS_OBJ(UVERBS_ATTR_CREATE_COMP_CNTR_HANDLE, 0x2a) },
+	  .answers = { ANS_OBJ(CREATE_COMP_CNTR_HANDLE, 0x2a) },
 	  .send = create_comp_cntr_send, OM(COMP_CNTR, COMP_CNTR_CREATE),
 	  .nattrs = 1, .x = { X(io.cc.handle, 0x2a), XCTX(io.cc.context) } },
 	{ "inc_err_comp_cntr", .release = 65, .send = comp_cntr_send, .arg = 0,
 	  OM(COMP_CNTR, COMP_CNTR_MODIFY), .nattrs = 4,
-	  .attrs = { A_OBJ(UVERBS_ATTR_MODIFY_COMP_CNTR_HANDLE, 0x2a),
-		     A_U64(UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY,
-			   IB_UVERBS_COMP_CNTR_ENTRY_ERR),
-		     A_U64(UVERBS_ATTR_MODIFY_COMP_CNTR_OP,
-			   IB_UVERBS_COMP_CNTR_MODIFY_OP_INC),
-		     A_U64(UVERBS_ATTR_MODIFY_COMP_CNTR_VALUE, 3) } },
+	  .attrs = { A_OBJ(MODIFY_COMP_CNTR_HANDLE, 0x2a),
+		     A_U64(MODIFY_COMP_CNTR_ENTRY, IB_UVERBS_COMP_CNTR_ENTRY_ERR),
+		     A_U64(MODIFY_COMP_CNTR_OP, IB_UVERBS_COMP_CNTR_MODIFY_OP_INC),
+		     A_U64(MODIFY_COMP_CNTR_VALUE, 3) } },
 	{ "set_comp_cntr", .release = 65, .send = comp_cntr_send, .arg = 1,
 	  OM(COMP_CNTR, COMP_CNTR_MODIFY), .nattrs = 4,
-	  .attrs = { A_U64(UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY,
-			   IB_UVERBS_COMP_CNTR_ENTRY_COMP),
-		     A_U64(UVERBS_ATTR_MODIFY_COMP_CNTR_OP,
-			   IB_UVERBS_COMP_CNTR_MODIFY_OP_SET) } },
+	  .attrs = { A_U64(MODIFY_COMP_CNTR_ENTRY, IB_UVERBS_COMP_CNTR_ENTRY_COMP),
+		     A_U64(MODIFY_COMP_CNTR_OP, IB_UVERBS_COMP_CNTR_MODIFY_OP_SET) } },
 	{ "read_err_comp_cntr", .release = 65, .send = comp_cntr_send, .arg = 2,
-	  .answers = { ANS_U64(UVERBS_ATTR_READ_COMP_CNTR_RESP_VALUE, 77) },
+	  .answers = { ANS_U64(READ_COMP_CNTR_RESP_VALUE, 77) },
 	  OM(COMP_CNTR, COMP_CNTR_READ), .nattrs = 3,
-	  .attrs = { A_U64(UVERBS_ATTR_READ_COMP_CNTR_ENTRY,
-			   IB_UVERBS_COMP_CNTR_ENTRY_ERR) },
+	  .attrs = { A_U64(READ_COMP_CNTR_ENTRY, IB_UVERBS_COMP_CNTR_ENTRY_ERR) },
 	  .x = { X(io.u64[0], 77) } },
 	{ "qp_attach_comp_cntr", .release = 65, .send = comp_cntr_send,
 	  .arg = 3, OM(QP, QP_ATTACH_COMP_CNTR), .nattrs = 3,
-	  .attrs = { A_OBJ(UVERBS_ATTR_QP_ATTACH_COMP_CNTR_HANDLE, 4),
-		     A_OBJ(UVERBS_ATTR_QP_ATTACH_COMP_CNTR_CNTR_HANDLE, 0x2a),
-		     A_U32(UVERBS_ATTR_QP_ATTACH_COMP_CNTR_OP_MASK, 0x5) } },
+	  .attrs = { A_OBJ(QP_ATTACH_COMP_CNTR_HANDLE, 4),
+		     A_OBJ(QP_ATTACH_COMP_CNTR_CNTR_HANDLE, 0x2a),
+		     A_U32(QP_ATTACH_COMP_CNTR_OP_MASK, 0x5) } },
 	{ "destroy_comp_cntr", .release = 65, .send = comp_cntr_send, .arg = 4,
 	  OM(COMP_CNTR, COMP_CNTR_DESTROY), .nattrs = 1 },
 	/* a kernel without counters (every kernel of 2026) */
 	{ "create_comp_cntr on an old kernel", .release = 65,
 	  .ioctl_errno = EPROTONOSUPPORT, .send = create_comp_cntr_send,
-	  .ret = EPROTONOSUPPORT, OM(COMP_CNTR, COMP_CNTR_CREATE), .nattrs = 1 },
+	  .ret = EPROTONOSUPPORT, OM(COMP_CNTR, COMP_CNTR_CREATE),
+	  .nattrs = 1 },
 };
 
 START_TEST(ioctl_command)
@@ -1790,20 +1792,22 @@ END_TEST
  * Each case: a provider's call (send, which builds its input), what it
  * returns, the command the fake kernel received (its header, then each
  * field at its offset in the request) and what lands in the provider's
- * objects (check). One test runs them all (write_command_layout); what
- * a command refuses, and what an older provider's struct gets, follow
- * as tests of their own. */
+ * objects (x, then check for the rest). One test runs them all
+ * (write_command_layout); what a command refuses, and what an older
+ * provider's struct gets, follow as tests of their own. */
 
-/* one field of the recorded command */
+/* one field of the recorded command: a value, or an address (ptr) */
 struct wfield {
 	uint16_t off;
 	uint8_t width;          /* bytes: 1, 2, 4 or 8; 0 ends the list */
 	uint64_t val;
+	const void *ptr;
 };
-#define F8(off, val) { (off), 1, (val) }
-#define F16(off, val) { (off), 2, (val) }
-#define F32(off, val) { (off), 4, (val) }
-#define F64(off, val) { (off), 8, (val) }
+#define F8(off, val) { (off), 1, (val), NULL }
+#define F16(off, val) { (off), 2, (val), NULL }
+#define F32(off, val) { (off), 4, (val), NULL }
+#define F64(off, val) { (off), 8, (val), NULL }
+#define FPTR(off, p) { (off), 8, 0, (p) }
 
 enum hdr_kind { HDR_NONE, HDR_LEGACY, HDR_EX };
 
@@ -1817,26 +1821,13 @@ struct write_case {
 	 * then the provider's in/out */
 	unsigned int in, out, drv_in, drv_out;
 	struct wfield fields[32];
+	struct xcheck x[20];
 	void (*check)(void);
 };
 
-static uint64_t wfield_value(const struct wfield *f)
-{
-	switch (f->width) {
-	case 1:
-		return wcmd[f->off];
-	case 2:
-		return u16_at(wcmd, f->off);
-	case 4:
-		return u32_at(wcmd, f->off);
-	default:
-		return u64_at(wcmd, f->off);
-	}
-}
-
 /* -- XRC domains -- */
 
-static struct {
+static struct xrcd_case {
 	/* a provider's request: header, core (16), its 8 bytes */
 	struct {
 		uint8_t hdr_and_core[8 + 16];
@@ -1854,11 +1845,12 @@ static void open_xrcd_prepare(void)
 {
 	static const uint32_t r[2] = { 0x21, 0xabcd };
 
-	memset(&ox, 0, sizeof(ox));
-	ox.cmd.drv = 0x1122334455667788ULL;
-	ox.attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
-	ox.attr.fd = 12;
-	ox.attr.oflags = O_CREAT;
+	ox = (struct xrcd_case){
+		.cmd.drv = 0x1122334455667788ULL,
+		.attr = { .comp_mask = IBV_XRCD_INIT_ATTR_FD |
+				       IBV_XRCD_INIT_ATTR_OFLAGS,
+			  .fd = 12, .oflags = O_CREAT },
+	};
 	set_wreply(r, sizeof(r));
 }
 
@@ -1874,23 +1866,16 @@ static int open_xrcd_send(void)
 	return open_xrcd_call(sizeof(ox.xrcd), sizeof(ox.cmd), sizeof(ox.resp));
 }
 
-static void open_xrcd_check(void)
+static void response_given_check(void)
 {
-	ck_assert(u64_at(wcmd, 8) != 0);           /* response */
-	ck_assert_uint_eq(ox.resp.xrcd_handle, 0x21);
-	ck_assert_uint_eq(ox.resp.drv, 0xabcd);
-	ck_assert_ptr_eq(ox.xrcd.xrcd.context, ibctx);
-	ck_assert_uint_eq(ox.xrcd.comp_mask, VERBS_XRCD_HANDLE);
-	ck_assert_uint_eq(ox.xrcd.handle, 0x21);
+	EQ(u64_at(wcmd, 8) != 0, 1);
 }
 
 static struct verbs_xrcd cx;
 
 static void close_xrcd_prepare(void)
 {
-	memset(&cx, 0, sizeof(cx));
-	cx.xrcd.context = ibctx;
-	cx.handle = 0x21;
+	cx = (struct verbs_xrcd){ .xrcd = { .context = ibctx }, .handle = 0x21 };
 }
 
 static int close_xrcd_send(void)
@@ -1901,7 +1886,7 @@ static int close_xrcd_send(void)
 
 /* -- MRs and CQs -- */
 
-static struct {
+static struct rereg_case {
 	struct {
 		uint8_t hdr_and_core[8 + 48];
 		uint64_t drv;
@@ -1920,12 +1905,11 @@ static void rereg_mr_prepare(void)
 {
 	static const uint32_t r[4] = { 0x500, 0x600, 0x77, 0x88 };
 
-	memset(&rr, 0, sizeof(rr));
-	rr.cmd.drv = 0xd0d0;
-	rr.pd2.context = &rr.other;
-	rr.pd2.handle = 4;
-	rr.vmr.ibv_mr.context = ibctx;
-	rr.vmr.ibv_mr.handle = 0x13;
+	rr = (struct rereg_case){
+		.cmd.drv = 0xd0d0,
+		.pd2 = { .context = &rr.other, .handle = 4 },
+		.vmr.ibv_mr = { .context = ibctx, .handle = 0x13 },
+	};
 	set_wreply(r, sizeof(r));
 }
 
@@ -1939,17 +1923,7 @@ static int rereg_mr_send(void)
 				sizeof(rr.cmd), &rr.resp, sizeof(rr.resp));
 }
 
-static void rereg_mr_check(void)
-{
-	ck_assert(u64_at(wcmd, 24) == (uintptr_t)rr.buf);
-	ck_assert_uint_eq(rr.vmr.ibv_mr.lkey, 0x500);
-	ck_assert_uint_eq(rr.vmr.ibv_mr.rkey, 0x600);
-	ck_assert_uint_eq(rr.resp.lkey, 0x500);
-	ck_assert(rr.resp.drv == 0x0000008800000077ULL);
-	ck_assert_ptr_eq(rr.vmr.ibv_mr.context, &rr.other);
-}
-
-static struct {
+static struct modify_cq_case {
 	struct {
 		uint8_t hdrs_and_core[24 + 16];
 		uint64_t drv;
@@ -1960,13 +1934,12 @@ static struct {
 
 static void modify_cq_prepare(void)
 {
-	memset(&mc, 0, sizeof(mc));
-	mc.cmd.drv = 0xcafe;
-	mc.attr.attr_mask = IBV_CQ_ATTR_MODERATE;
-	mc.attr.moderate.cq_count = 16;
-	mc.attr.moderate.cq_period = 100;
-	mc.cq.context = ibctx;
-	mc.cq.handle = 8;
+	mc = (struct modify_cq_case){
+		.cmd.drv = 0xcafe,
+		.attr = { .attr_mask = IBV_CQ_ATTR_MODERATE,
+			  .moderate = { .cq_count = 16, .cq_period = 100 } },
+		.cq = { .context = ibctx, .handle = 8 },
+	};
 }
 
 static int modify_cq_send(void)
@@ -1987,16 +1960,24 @@ struct pv_create_qp_resp {
 	uint64_t drv;
 };
 
-static struct {
+static struct create_qp_case {
 	struct pv_create_qp cmd;
 	struct pv_create_qp_resp resp;
 	struct ibv_pd pd;
 	struct ibv_cq scq, rcq;
 	struct ibv_srq srq;
+	struct verbs_xrcd xrcd;
 	struct ibv_qp_init_attr_ex attr;
 	struct qp44 qp;
 	int x;
 } qrc;
+
+static int create_qp_ex_call(void)
+{
+	return ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qrc.qp,
+				    &qrc.attr, &qrc.cmd, sizeof(qrc.cmd),
+				    &qrc.resp, sizeof(qrc.resp));
+}
 
 static int create_qp_ex_rc_send(void)
 {
@@ -2007,129 +1988,71 @@ static int create_qp_ex_rc_send(void)
 	};
 	uint8_t reply[40];
 
-	memset(&qrc, 0, sizeof(qrc));
-	qrc.cmd.drv = 0xaaaabbbbccccddddULL;
+	qrc = (struct create_qp_case){
+		.cmd.drv = 0xaaaabbbbccccddddULL,
+		.pd = { .context = ibctx, .handle = 2 },
+		.scq.handle = 6, .rcq.handle = 7, .srq.handle = 9,
+	};
+	qrc.attr = (struct ibv_qp_init_attr_ex){
+		.qp_context = &qrc.x, .send_cq = &qrc.scq,
+		.recv_cq = &qrc.rcq, .srq = &qrc.srq,
+		.cap = { .max_send_wr = 100, .max_recv_wr = 200,
+			 .max_send_sge = 3, .max_recv_sge = 4,
+			 .max_inline_data = 32 },
+		.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = &qrc.pd,
+	};
 	memcpy(reply, &r, sizeof(r));
 	memcpy(reply + 32, "DRIVERRR", 8);
 	set_wreply(reply, sizeof(reply));
-	qrc.pd.context = ibctx;
-	qrc.pd.handle = 2;
-	qrc.scq.handle = 6;
-	qrc.rcq.handle = 7;
-	qrc.srq.handle = 9;
-	qrc.attr.qp_context = &qrc.x;
-	qrc.attr.send_cq = &qrc.scq;
-	qrc.attr.recv_cq = &qrc.rcq;
-	qrc.attr.srq = &qrc.srq;
-	qrc.attr.cap.max_send_wr = 100;
-	qrc.attr.cap.max_recv_wr = 200;
-	qrc.attr.cap.max_send_sge = 3;
-	qrc.attr.cap.max_recv_sge = 4;
-	qrc.attr.cap.max_inline_data = 32;
-	qrc.attr.qp_type = IBV_QPT_RC;
-	qrc.attr.sq_sig_all = 1;
-	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD;
-	qrc.attr.pd = &qrc.pd;
 	memset(&qrc.qp, 0xff, sizeof(qrc.qp));
-	return ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qrc.qp,
-				    &qrc.attr, &qrc.cmd, sizeof(qrc.cmd),
-				    &qrc.resp, sizeof(qrc.resp));
+	return create_qp_ex_call();
 }
 
 static void create_qp_ex_rc_check(void)
 {
-	ck_assert(u64_at(wcmd, 16) == (uintptr_t)&qrc.qp.qp); /* user_handle */
-	/* the provider's response: core, then its part */
-	ck_assert_uint_eq(qrc.resp.core.qp_handle, 0x30);
-	ck_assert_mem_eq(&qrc.resp.drv, "DRIVERRR", 8);
-	/* the QP as rdma-core's core fills it */
-	ck_assert_ptr_eq(qrc.qp.qp.context, ibctx);
-	ck_assert_uint_eq(qrc.qp.qp.handle, 0x30);
-	ck_assert_uint_eq(qrc.qp.qp.qp_num, 0x1234);
-	ck_assert_ptr_eq(qrc.qp.qp.qp_context, &qrc.x);
-	ck_assert_ptr_eq(qrc.qp.qp.pd, &qrc.pd);
-	ck_assert_ptr_eq(qrc.qp.qp.send_cq, &qrc.scq);
-	ck_assert_ptr_eq(qrc.qp.qp.recv_cq, &qrc.rcq);
-	ck_assert_ptr_eq(qrc.qp.qp.srq, &qrc.srq);
-	ck_assert_int_eq(qrc.qp.qp.qp_type, IBV_QPT_RC);
-	ck_assert_int_eq(qrc.qp.qp.state, IBV_QPS_RESET);
-	ck_assert_uint_eq(qrc.qp.qp.events_completed, 0);
-	ck_assert_uint_eq(qrc.qp.comp_mask, 0);
-	ck_assert_int_eq(pthread_mutex_trylock(&qrc.qp.qp.mutex), 0);
+	EQ(pthread_mutex_trylock(&qrc.qp.qp.mutex), 0);
 	pthread_mutex_unlock(&qrc.qp.qp.mutex);
-	/* what the kernel granted */
-	ck_assert_uint_eq(qrc.attr.cap.max_send_wr, 128);
-	ck_assert_uint_eq(qrc.attr.cap.max_recv_wr, 256);
-	ck_assert_uint_eq(qrc.attr.cap.max_send_sge, 4);
-	ck_assert_uint_eq(qrc.attr.cap.max_recv_sge, 5);
-	ck_assert_uint_eq(qrc.attr.cap.max_inline_data, 64);
 }
 
-static struct {
-	struct pv_create_qp cmd;
-	struct pv_create_qp_resp resp;
-	struct ibv_pd pd;
-	struct ibv_cq scq;
-	struct verbs_xrcd xrcd;
-	struct ibv_qp_init_attr_ex attr;
-	struct qp44 qp;
-} qx;
-
-static void create_qp_ex_xrc_prepare(void)
+/* XRC: pd 2, send CQ 6, domain 0x44 */
+static void create_qp_ex_xrc_prepare(enum ibv_qp_type type)
 {
 	static const struct ib_uverbs_create_qp_resp r = {
 		.qp_handle = 0x31, .qpn = 0x99,
 	};
 
-	memset(&qx, 0, sizeof(qx));
-	qx.cmd.drv = 1;
+	qrc = (struct create_qp_case){
+		.cmd.drv = 1, .pd = { .context = ibctx, .handle = 2 },
+		.scq.handle = 6, .xrcd.handle = 0x44,
+		.attr.qp_type = type,
+	};
 	set_wreply(&r, sizeof(r));
-	qx.pd.context = ibctx;
-	qx.pd.handle = 2;
-	qx.scq.handle = 6;
-	qx.xrcd.handle = 0x44;
 }
 
 /* receive side: the domain's handle where the PD's goes */
 static int create_qp_ex_xrc_recv_send(void)
 {
-	create_qp_ex_xrc_prepare();
-	qx.attr.qp_type = IBV_QPT_XRC_RECV;
-	qx.attr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-	qx.attr.xrcd = &qx.xrcd.xrcd;
-	return ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qx.qp, &qx.attr,
-				    &qx.cmd, sizeof(qx.cmd), &qx.resp,
-				    sizeof(qx.resp));
-}
-
-static void create_qp_ex_xrc_recv_check(void)
-{
-	ck_assert_uint_eq(qx.qp.comp_mask, VERBS_QP_XRCD);
-	ck_assert_ptr_eq(qx.qp.xrcd, &qx.xrcd);
+	create_qp_ex_xrc_prepare(IBV_QPT_XRC_RECV);
+	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qrc.attr.xrcd = &qrc.xrcd.xrcd;
+	return create_qp_ex_call();
 }
 
 /* send side: no receive queue, whatever the caller asked */
 static int create_qp_ex_xrc_send_send(void)
 {
-	create_qp_ex_xrc_prepare();
-	qx.attr.qp_type = IBV_QPT_XRC_SEND;
-	qx.attr.comp_mask = IBV_QP_INIT_ATTR_PD;
-	qx.attr.pd = &qx.pd;
-	qx.attr.send_cq = &qx.scq;
-	qx.attr.cap.max_recv_wr = 10;
-	qx.attr.cap.max_recv_sge = 2;
-	qx.qp.comp_mask = VERBS_QP_XRCD; /* what a receive side left */
-	return ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qx.qp, &qx.attr,
-				    &qx.cmd, sizeof(qx.cmd), &qx.resp,
-				    sizeof(qx.resp));
+	create_qp_ex_xrc_prepare(IBV_QPT_XRC_SEND);
+	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qrc.attr.pd = &qrc.pd;
+	qrc.attr.send_cq = &qrc.scq;
+	qrc.attr.cap.max_recv_wr = 10;
+	qrc.attr.cap.max_recv_sge = 2;
+	qrc.qp.comp_mask = VERBS_QP_XRCD; /* what a receive side left */
+	return create_qp_ex_call();
 }
 
-static void create_qp_ex_xrc_send_check(void)
-{
-	ck_assert_uint_eq(qx.qp.comp_mask, 0);
-}
-
-static struct {
+static struct open_qp_case {
 	struct {
 		uint8_t hdr_and_core[8 + 32];
 		uint64_t drv;
@@ -2145,15 +2068,13 @@ static void open_qp_prepare(void)
 {
 	static const struct ib_uverbs_create_qp_resp r = { .qp_handle = 0x70 };
 
-	memset(&oq, 0, sizeof(oq));
-	oq.cmd.drv = 0x5151;
-	oq.xrcd.handle = 0x45;
-	oq.attr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
-			    IBV_QP_OPEN_ATTR_TYPE | IBV_QP_OPEN_ATTR_CONTEXT;
-	oq.attr.xrcd = &oq.xrcd.xrcd;
-	oq.attr.qp_num = 0xabc;
-	oq.attr.qp_type = IBV_QPT_XRC_RECV;
-	oq.attr.qp_context = &oq.x;
+	oq = (struct open_qp_case){ .cmd.drv = 0x5151, .xrcd.handle = 0x45 };
+	oq.attr = (struct ibv_qp_open_attr){
+		.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+			     IBV_QP_OPEN_ATTR_TYPE | IBV_QP_OPEN_ATTR_CONTEXT,
+		.xrcd = &oq.xrcd.xrcd, .qp_num = 0xabc,
+		.qp_type = IBV_QPT_XRC_RECV, .qp_context = &oq.x,
+	};
 	set_wreply(&r, sizeof(r));
 	memset(&oq.qp, 0xff, sizeof(oq.qp));
 }
@@ -2173,27 +2094,13 @@ static int open_qp_send(void)
 
 static void open_qp_check(void)
 {
-	ck_assert(u64_at(wcmd, 16) == (uintptr_t)&oq.qp);
-	ck_assert_uint_eq(oq.resp.qp_handle, 0x70);
-	ck_assert_uint_eq(oq.qp.qp.handle, 0x70);
-	ck_assert_uint_eq(oq.qp.qp.qp_num, 0xabc);
-	ck_assert_ptr_eq(oq.qp.qp.context, ibctx);
-	ck_assert_ptr_eq(oq.qp.qp.qp_context, &oq.x);
-	ck_assert_ptr_null(oq.qp.qp.pd);
-	ck_assert_ptr_null(oq.qp.qp.send_cq);
-	ck_assert_ptr_null(oq.qp.qp.recv_cq);
-	ck_assert_ptr_null(oq.qp.qp.srq);
-	ck_assert_int_eq(oq.qp.qp.state, IBV_QPS_UNKNOWN);
-	ck_assert_uint_eq(oq.qp.qp.events_completed, 0);
-	ck_assert_uint_eq(oq.qp.comp_mask, VERBS_QP_XRCD);
-	ck_assert_ptr_eq(oq.qp.xrcd, &oq.xrcd);
-	ck_assert_int_eq(pthread_mutex_trylock(&oq.qp.qp.mutex), 0);
+	EQ(pthread_mutex_trylock(&oq.qp.qp.mutex), 0);
 	pthread_mutex_unlock(&oq.qp.qp.mutex);
 }
 
 #define MODIFY_QP_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_RATE_LIMIT)
 
-static struct {
+static struct modify_qp_case {
 	struct {
 		uint8_t hdrs_and_core[24 + 120];
 		uint64_t drv;
@@ -2210,19 +2117,18 @@ static void modify_qp_ex_prepare(void)
 {
 	static const uint32_t r[4] = { 0, 8, 0x12, 0x34 };
 
-	memset(&mq, 0, sizeof(mq));
-	mq.cmd.drv = 0x7e7e;
-	mq.qp.context = ibctx;
-	mq.qp.handle = 0x0e;
-	mq.attr.qp_state = IBV_QPS_RTR;
-	mq.attr.ah_attr.dlid = 0x33;
-	mq.attr.ah_attr.grh.dgid.raw[0] = 0xfe;
-	mq.attr.ah_attr.grh.sgid_index = 2;
-	mq.attr.ah_attr.is_global = 1;
-	mq.attr.ah_attr.port_num = 1;
-	mq.attr.qkey = 0x1111;          /* not in the mask: not sent */
-	mq.attr.port_num = 3;           /* idem */
-	mq.attr.rate_limit = 1000;
+	mq = (struct modify_qp_case){
+		.cmd.drv = 0x7e7e, .qp = { .context = ibctx, .handle = 0x0e },
+		.attr = {
+			.qp_state = IBV_QPS_RTR,
+			.ah_attr = { .dlid = 0x33, .is_global = 1, .port_num = 1,
+				     .grh = { .dgid.raw[0] = 0xfe,
+					      .sgid_index = 2 } },
+			.qkey = 0x1111,         /* not in the mask: not sent */
+			.port_num = 3,          /* idem */
+			.rate_limit = 1000,
+		},
+	};
 	set_wreply(r, sizeof(r));
 }
 
@@ -2233,15 +2139,9 @@ static int modify_qp_ex_send(void)
 				    sizeof(mq.cmd), &mq.resp, sizeof(mq.resp));
 }
 
-static void modify_qp_ex_check(void)
-{
-	ck_assert_uint_eq(mq.resp.core.response_length, 8);
-	ck_assert(mq.resp.drv == 0x0000003400000012ULL);
-}
-
 /* -- WQs and indirection tables -- */
 
-static struct {
+static struct create_wq_case {
 	struct {
 		uint8_t hdrs_and_core[24 + 40];
 		uint64_t drv;
@@ -2264,20 +2164,16 @@ static void create_wq_prepare(void)
 	};
 	uint8_t reply[32];
 
-	memset(&cw, 0, sizeof(cw));
-	cw.cmd.drv = 0x3c3c;
+	cw = (struct create_wq_case){
+		.cmd.drv = 0x3c3c, .pd.handle = 2, .cq.handle = 6,
+		.attr = { .wq_type = IBV_WQT_RQ, .max_wr = 500, .max_sge = 1,
+			  .pd = &cw.pd, .cq = &cw.cq,
+			  .comp_mask = IBV_WQ_INIT_ATTR_FLAGS,
+			  .create_flags = IBV_WQ_FLAGS_CVLAN_STRIPPING },
+	};
 	memcpy(reply, &r, sizeof(r));
 	memcpy(reply + 24, "WQDRIVER", 8);
 	set_wreply(reply, sizeof(reply));
-	cw.pd.handle = 2;
-	cw.cq.handle = 6;
-	cw.attr.wq_type = IBV_WQT_RQ;
-	cw.attr.max_wr = 500;
-	cw.attr.max_sge = 1;
-	cw.attr.pd = &cw.pd;
-	cw.attr.cq = &cw.cq;
-	cw.attr.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
-	cw.attr.create_flags = IBV_WQ_FLAGS_CVLAN_STRIPPING;
 }
 
 static int create_wq_call(void)
@@ -2292,25 +2188,10 @@ static int create_wq_send(void)
 	return create_wq_call();
 }
 
-static void create_wq_check(void)
-{
-	ck_assert(u64_at(wcmd, 32) == (uintptr_t)&cw.wq);   /* user_handle */
-	ck_assert_mem_eq(&cw.resp.drv, "WQDRIVER", 8);
-	ck_assert_uint_eq(cw.resp.core.wq_handle, 0x19);
-	ck_assert_uint_eq(cw.wq.handle, 0x19);
-	ck_assert_uint_eq(cw.wq.wq_num, 0x400);
-	ck_assert_ptr_eq(cw.wq.context, ibctx);
-	ck_assert_ptr_eq(cw.wq.pd, &cw.pd);
-	ck_assert_ptr_eq(cw.wq.cq, &cw.cq);
-	ck_assert_int_eq(cw.wq.wq_type, IBV_WQT_RQ);
-	ck_assert_uint_eq(cw.attr.max_wr, 512);
-	ck_assert_uint_eq(cw.attr.max_sge, 2);
-}
-
 #define MODIFY_WQ_MASK (IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE | \
 			IBV_WQ_ATTR_FLAGS)
 
-static struct {
+static struct modify_wq_case {
 	uint8_t cmd[24 + 24];
 	struct ibv_wq_attr attr;
 	struct ibv_wq wq;
@@ -2318,26 +2199,20 @@ static struct {
 
 static void modify_wq_prepare(void)
 {
-	memset(&mw, 0, sizeof(mw));
-	mw.wq.context = ibctx;
-	mw.wq.handle = 0x19;
-	mw.wq.state = IBV_WQS_RESET;
-	mw.attr.attr_mask = MODIFY_WQ_MASK;
-	mw.attr.wq_state = IBV_WQS_RDY;
-	mw.attr.curr_wq_state = IBV_WQS_RESET;
-	mw.attr.flags = IBV_WQ_FLAGS_SCATTER_FCS;
-	mw.attr.flags_mask = IBV_WQ_FLAGS_SCATTER_FCS;
+	mw = (struct modify_wq_case){
+		.wq = { .context = ibctx, .handle = 0x19,
+			.state = IBV_WQS_RESET },
+		.attr = { .attr_mask = MODIFY_WQ_MASK, .wq_state = IBV_WQS_RDY,
+			  .curr_wq_state = IBV_WQS_RESET,
+			  .flags = IBV_WQ_FLAGS_SCATTER_FCS,
+			  .flags_mask = IBV_WQ_FLAGS_SCATTER_FCS },
+	};
 }
 
 static int modify_wq_send(void)
 {
 	modify_wq_prepare();
 	return ibv_cmd_modify_wq(&mw.wq, &mw.attr, mw.cmd, sizeof(mw.cmd));
-}
-
-static void modify_wq_check(void)
-{
-	ck_assert_int_eq(mw.wq.state, IBV_WQS_RDY);
 }
 
 /* destroy returns once every reported event was acknowledged */
@@ -2358,7 +2233,7 @@ static int destroy_wq_send(void)
 	return ibv_cmd_destroy_wq(&mw.wq);
 }
 
-static struct {
+static struct rwq_case {
 	struct ibv_wq wq[3];
 	struct ibv_wq *tbl[4];
 	struct ibv_rwq_ind_table_init_attr attr;
@@ -2369,22 +2244,20 @@ static struct {
 	struct ibv_rwq_ind_table t;
 } rw;
 
-static void rwq_ind_table_prepare(void)
+/* log_size: the table's; answer_len: the response_length answered */
+static void rwq_ind_table_prepare(uint32_t log_size, uint32_t answer_len)
 {
 	const struct ib_uverbs_ex_create_rwq_ind_table_resp r = {
-		.response_length = 16, .ind_tbl_handle = 0x5,
+		.response_length = answer_len, .ind_tbl_handle = 0x5,
 		.ind_tbl_num = 0x9,
 	};
 	uint8_t reply[24];
-	int i;
 
-	memset(&rw, 0, sizeof(rw));
-	rw.wq[0].handle = 0x100;
-	rw.wq[1].handle = 0x101;
-	for (i = 0; i < 3; i++)
-		rw.tbl[i] = &rw.wq[i];
-	rw.attr.log_ind_tbl_size = 1;
-	rw.attr.ind_tbl = rw.tbl;
+	rw = (struct rwq_case){
+		.wq = { { .handle = 0x100 }, { .handle = 0x101 } },
+		.tbl = { &rw.wq[0], &rw.wq[1], &rw.wq[2] },
+		.attr = { .log_ind_tbl_size = log_size, .ind_tbl = rw.tbl },
+	};
 	memcpy(reply, &r, sizeof(r));
 	memcpy(reply + 16, "RSSTABLE", 8);
 	set_wreply(reply, sizeof(reply));
@@ -2399,31 +2272,21 @@ static int rwq_ind_table_call(void)
 /* comp_mask, log size, two handles: 16 bytes */
 static int rwq_ind_table_send(void)
 {
-	rwq_ind_table_prepare();
+	rwq_ind_table_prepare(1, 16);
 	return rwq_ind_table_call();
-}
-
-static void rwq_ind_table_check(void)
-{
-	ck_assert_uint_eq(rw.t.ind_tbl_handle, 0x5);
-	ck_assert_uint_eq(rw.t.ind_tbl_num, 0x9);
-	ck_assert_ptr_eq(rw.t.context, ibctx);
-	ck_assert_uint_eq(rw.resp.core.ind_tbl_handle, 0x5);
-	ck_assert_mem_eq(&rw.resp.drv, "RSSTABLE", 8);
 }
 
 /* one entry: 12 bytes, padded to 16 */
 static int rwq_ind_table_one_send(void)
 {
-	rwq_ind_table_prepare();
-	rw.attr.log_ind_tbl_size = 0;
+	rwq_ind_table_prepare(0, 16);
 	memset(wcmd, 0xee, sizeof(wcmd));
 	return rwq_ind_table_call();
 }
 
 static int destroy_rwq_ind_table_send(void)
 {
-	rwq_ind_table_prepare();
+	rwq_ind_table_prepare(1, 16);
 	rw.t.context = ibctx;
 	rw.t.ind_tbl_handle = 0x5;
 	return ibv_cmd_destroy_rwq_ind_table(&rw.t);
@@ -2431,17 +2294,9 @@ static int destroy_rwq_ind_table_send(void)
 
 /* -- flows -- */
 
-/* An application's flow: the attributes, then the entries packed. */
-static size_t put_entry(uint8_t *buf, size_t off, const void *spec,
-			size_t len)
-{
-	memcpy(buf + off, spec, len);
-	return off + len;
-}
-
 #define FLOW_SPECS (40 + 32 + 16 + 16 + 16)
 
-static struct {
+static struct flow_case {
 	uint64_t store[32];
 	struct verbs_counters counters;
 	struct ibv_qp qp;
@@ -2449,80 +2304,65 @@ static struct {
 	uint64_t ucmd;
 } cf;
 
+/* An application's flow: the attributes, then the entries packed. */
 static int create_flow_send(void)
 {
-	uint8_t *buf = (uint8_t *)cf.store;
-	struct ibv_flow_attr fa;
-	struct ibv_flow_spec_eth eth;
-	struct ibv_flow_spec_ipv4_ext ip;
-	struct ibv_flow_spec_tcp_udp tcp;
-	struct ibv_flow_spec_action_tag tag;
-	struct ibv_flow_spec_counter_action count;
+	struct {
+		struct ibv_flow_attr fa;
+		struct ibv_flow_spec_eth eth;
+		struct ibv_flow_spec_ipv4_ext ip;
+		struct ibv_flow_spec_tcp_udp tcp;
+		struct ibv_flow_spec_action_tag tag;
+		struct ibv_flow_spec_counter_action count;
+	} s;
 	static const uint32_t r[2] = { 0, 0x3f };
-	size_t k;
+	uint8_t *buf = (uint8_t *)cf.store;
+	size_t k = 0;
 
-	memset(&cf, 0, sizeof(cf));
-	cf.qp.context = ibctx;
-	cf.qp.handle = 0x2a;
-	cf.ucmd = 0x0bad0bad;
-	cf.counters.handle = 0x4c;
-	memset(&fa, 0, sizeof(fa));
-	memset(&eth, 0, sizeof(eth));
-	memset(&ip, 0, sizeof(ip));
-	memset(&tcp, 0, sizeof(tcp));
-	memset(&tag, 0, sizeof(tag));
-	memset(&count, 0, sizeof(count));
-	fa.type = IBV_FLOW_ATTR_NORMAL;
-	fa.priority = 3;
-	fa.num_of_specs = 5;
-	fa.port = 1;
-	fa.flags = IBV_FLOW_ATTR_FLAGS_DONT_TRAP;
-	eth.type = IBV_FLOW_SPEC_ETH;
-	eth.size = sizeof(eth);
-	memcpy(eth.val.dst_mac, "\x02\x00\x00\x00\x00\x01", 6);
-	memset(eth.mask.dst_mac, 0xff, 6);
-	eth.val.ether_type = 0x0008;
-	eth.mask.ether_type = 0xffff;
-	ip.type = IBV_FLOW_SPEC_IPV4_EXT | IBV_FLOW_SPEC_INNER;
-	ip.size = sizeof(ip);
-	ip.val.dst_ip = 0x0100000a;
-	ip.mask.dst_ip = 0xffffffff;
-	ip.val.proto = 6;
-	ip.mask.proto = 0xff;
-	tcp.type = IBV_FLOW_SPEC_TCP;
-	tcp.size = sizeof(tcp);
-	tcp.val.dst_port = 0x5000;
-	tcp.mask.dst_port = 0xffff;
-	tag.type = IBV_FLOW_SPEC_ACTION_TAG;
-	tag.size = sizeof(tag);
-	tag.tag_id = 0x7a;
-	count.type = IBV_FLOW_SPEC_ACTION_COUNT;
-	count.size = sizeof(count);
-	count.counters = &cf.counters.counters;
-	k = put_entry(buf, 0, &fa, sizeof(fa));
-	k = put_entry(buf, k, &eth, sizeof(eth));
-	k = put_entry(buf, k, &ip, sizeof(ip));
-	k = put_entry(buf, k, &tcp, sizeof(tcp));
-	k = put_entry(buf, k, &tag, sizeof(tag));
-	k = put_entry(buf, k, &count, sizeof(count));
+	cf = (struct flow_case){
+		.qp = { .context = ibctx, .handle = 0x2a },
+		.ucmd = 0x0bad0bad, .counters.handle = 0x4c,
+	};
+	memset(&s, 0, sizeof(s));       /* the padding too */
+	s.fa.type = IBV_FLOW_ATTR_NORMAL;
+	s.fa.priority = 3;
+	s.fa.num_of_specs = 5;
+	s.fa.port = 1;
+	s.fa.flags = IBV_FLOW_ATTR_FLAGS_DONT_TRAP;
+	s.eth.type = IBV_FLOW_SPEC_ETH;
+	s.eth.size = sizeof(s.eth);
+	memcpy(s.eth.val.dst_mac, "\x02\x00\x00\x00\x00\x01", 6);
+	memset(s.eth.mask.dst_mac, 0xff, 6);
+	s.eth.val.ether_type = 0x0008;
+	s.eth.mask.ether_type = 0xffff;
+	s.ip.type = IBV_FLOW_SPEC_IPV4_EXT | IBV_FLOW_SPEC_INNER;
+	s.ip.size = sizeof(s.ip);
+	s.ip.val.dst_ip = 0x0100000a;
+	s.ip.mask.dst_ip = 0xffffffff;
+	s.ip.val.proto = 6;
+	s.ip.mask.proto = 0xff;
+	s.tcp.type = IBV_FLOW_SPEC_TCP;
+	s.tcp.size = sizeof(s.tcp);
+	s.tcp.val.dst_port = 0x5000;
+	s.tcp.mask.dst_port = 0xffff;
+	s.tag.type = IBV_FLOW_SPEC_ACTION_TAG;
+	s.tag.size = sizeof(s.tag);
+	s.tag.tag_id = 0x7a;
+	s.count.type = IBV_FLOW_SPEC_ACTION_COUNT;
+	s.count.size = sizeof(s.count);
+	s.count.counters = &cf.counters.counters;
+#define PUT(spec) (memcpy(buf + k, &(spec), sizeof(spec)), k += sizeof(spec))
+	PUT(s.fa), PUT(s.eth), PUT(s.ip), PUT(s.tcp), PUT(s.tag), PUT(s.count);
+#undef PUT
 	((struct ibv_flow_attr *)buf)->size = (uint16_t)k;
 	set_wreply(r, sizeof(r));
 	return ibv_cmd_create_flow(&cf.qp, &cf.flow, (struct ibv_flow_attr *)buf,
 				   &cf.ucmd, sizeof(cf.ucmd));
 }
 
-static void create_flow_check(void)
-{
-	ck_assert_mem_eq(wcmd + 48 + 8, "\x02\x00\x00\x00\x00\x01", 6);
-	ck_assert_uint_eq(cf.flow.handle, 0x3f);
-	ck_assert_ptr_eq(cf.flow.context, ibctx);
-}
-
 static int destroy_flow_send(void)
 {
-	memset(&cf, 0, sizeof(cf));
-	cf.flow.context = ibctx;
-	cf.flow.handle = 0x3f;
+	cf = (struct flow_case){ .flow = { .context = ibctx, .handle = 0x3f } };
 	return ibv_cmd_destroy_flow(&cf.flow);
 }
 
@@ -2535,9 +2375,7 @@ static struct ibv_flow flow6;
 
 static void flow_ipv6_prepare(void)
 {
-	memset(&flow_qp, 0, sizeof(flow_qp));
-	flow_qp.context = ibctx;
-	flow_qp.handle = 1;
+	flow_qp = (struct ibv_qp){ .context = ibctx, .handle = 1 };
 	memset(&f6, 0, sizeof(f6));
 	f6.attr.num_of_specs = 1;
 	f6.ip6.type = IBV_FLOW_SPEC_IPV6;
@@ -2554,7 +2392,7 @@ static int create_flow_ipv6_send(void)
 
 /* -- the kernel-side data path -- */
 
-static struct {
+static struct poll_cq_case {
 	struct {
 		uint32_t count, reserved;
 		struct ib_uverbs_wc wc[2];
@@ -2565,23 +2403,16 @@ static struct {
 
 static void poll_cq_prepare(void)
 {
-	memset(&pc, 0, sizeof(pc));
-	pc.cq.context = ibctx;
-	pc.cq.handle = 0x0c;
-	pc.r.count = 1;
-	pc.r.wc[0].wr_id = 0x1234567890ULL;
-	pc.r.wc[0].status = IBV_WC_REM_ACCESS_ERR;
-	pc.r.wc[0].opcode = IBV_WC_RECV;
-	pc.r.wc[0].vendor_err = 0x99;
-	pc.r.wc[0].byte_len = 1500;
-	pc.r.wc[0].ex.imm_data = 0xabcdef01;
-	pc.r.wc[0].qp_num = 0x11;
-	pc.r.wc[0].src_qp = 0x22;
-	pc.r.wc[0].wc_flags = IBV_WC_WITH_IMM;
-	pc.r.wc[0].pkey_index = 3;
-	pc.r.wc[0].slid = 0x44;
-	pc.r.wc[0].sl = 5;
-	pc.r.wc[0].dlid_path_bits = 6;
+	pc = (struct poll_cq_case){
+		.cq = { .context = ibctx, .handle = 0x0c },
+		.r = { .count = 1, .wc[0] = {
+			.wr_id = 0x1234567890ULL, .status = IBV_WC_REM_ACCESS_ERR,
+			.opcode = IBV_WC_RECV, .vendor_err = 0x99,
+			.byte_len = 1500, .ex.imm_data = 0xabcdef01,
+			.qp_num = 0x11, .src_qp = 0x22,
+			.wc_flags = IBV_WC_WITH_IMM, .pkey_index = 3,
+			.slid = 0x44, .sl = 5, .dlid_path_bits = 6 } },
+	};
 	set_wreply(&pc.r, sizeof(pc.r));
 }
 
@@ -2592,27 +2423,7 @@ static int poll_cq_send(void)
 	return ibv_cmd_poll_cq(&pc.cq, 2, pc.wc);
 }
 
-static void poll_cq_check(void)
-{
-	const struct ibv_wc *wc = pc.wc;
-
-	ck_assert(wc[0].wr_id == 0x1234567890ULL);
-	ck_assert_int_eq(wc[0].status, IBV_WC_REM_ACCESS_ERR);
-	ck_assert_int_eq(wc[0].opcode, IBV_WC_RECV);
-	ck_assert_uint_eq(wc[0].vendor_err, 0x99);
-	ck_assert_uint_eq(wc[0].byte_len, 1500);
-	ck_assert_uint_eq(wc[0].imm_data, 0xabcdef01);
-	ck_assert_uint_eq(wc[0].qp_num, 0x11);
-	ck_assert_uint_eq(wc[0].src_qp, 0x22);
-	ck_assert_uint_eq(wc[0].wc_flags, IBV_WC_WITH_IMM);
-	ck_assert_uint_eq(wc[0].pkey_index, 3);
-	ck_assert_uint_eq(wc[0].slid, 0x44);
-	ck_assert_uint_eq(wc[0].sl, 5);
-	ck_assert_uint_eq(wc[0].dlid_path_bits, 6);
-	ck_assert(wc[1].wr_id == 0); /* untouched */
-}
-
-static struct {
+static struct post_send_case {
 	struct ibv_sge s1[2], s2;
 	struct ibv_send_wr w1, w2;
 	struct ibv_qp qp;
@@ -2623,33 +2434,23 @@ static const uint32_t no_bad, second_bad = 2;
 
 static void post_send_rc_prepare(void)
 {
-	const struct ibv_sge s1[2] = { { 0x1000, 10, 0x11 },
-				       { 0x2000, 20, 0x22 } };
-	const struct ibv_sge s2 = { 0x3000, 30, 0x33 };
-
-	memset(&ps, 0, sizeof(ps));
-	memcpy(ps.s1, s1, sizeof(s1));
-	ps.s2 = s2;
-	ps.w2.wr_id = 2;
-	ps.w2.sg_list = &ps.s2;
-	ps.w2.num_sge = 1;
-	ps.w2.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
-	ps.w2.send_flags = IBV_SEND_SIGNALED;
-	ps.w2.wr.atomic.remote_addr = 0xbbbb0000;
-	ps.w2.wr.atomic.compare_add = 5;
-	ps.w2.wr.atomic.swap = 6;
-	ps.w2.wr.atomic.rkey = 0x78;
-	ps.w1.wr_id = 1;
-	ps.w1.next = &ps.w2;
-	ps.w1.sg_list = ps.s1;
-	ps.w1.num_sge = 2;
-	ps.w1.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-	ps.w1.imm_data = 0x01020304;
-	ps.w1.wr.rdma.remote_addr = 0xaaaa0000;
-	ps.w1.wr.rdma.rkey = 0x77;
-	ps.qp.context = ibctx;
-	ps.qp.handle = 0x0d;
-	ps.qp.qp_type = IBV_QPT_RC;
+	ps = (struct post_send_case){
+		.s1 = { { 0x1000, 10, 0x11 }, { 0x2000, 20, 0x22 } },
+		.s2 = { 0x3000, 30, 0x33 },
+		.qp = { .context = ibctx, .handle = 0x0d, .qp_type = IBV_QPT_RC },
+	};
+	ps.w2 = (struct ibv_send_wr){
+		.wr_id = 2, .sg_list = &ps.s2, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = 0xbbbb0000, .compare_add = 5,
+			       .swap = 6, .rkey = 0x78 },
+	};
+	ps.w1 = (struct ibv_send_wr){
+		.wr_id = 1, .next = &ps.w2, .sg_list = ps.s1, .num_sge = 2,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .imm_data = 0x01020304,
+		.wr.rdma = { .remote_addr = 0xaaaa0000, .rkey = 0x77 },
+	};
 	set_wreply(&no_bad, sizeof(no_bad));
 }
 
@@ -2659,15 +2460,7 @@ static int post_send_rc_send(void)
 	return ibv_cmd_post_send(&ps.qp, &ps.w1, &ps.bad);
 }
 
-/* every sge after the work requests (24 + 2 * 56 bytes), in order */
-static void post_send_rc_check(void)
-{
-	ck_assert_ptr_null(ps.bad);
-	ck_assert_mem_eq(wcmd + 8 + 136, ps.s1, sizeof(ps.s1));
-	ck_assert_mem_eq(wcmd + 8 + 136 + 32, &ps.s2, sizeof(ps.s2));
-}
-
-static struct {
+static struct post_send_ud_case {
 	struct ibv_ah ah;
 	struct ibv_sge sg;
 	struct ibv_send_wr w;
@@ -2677,19 +2470,16 @@ static struct {
 
 static void post_send_ud_prepare(void)
 {
-	memset(&pu, 0, sizeof(pu));
-	pu.ah.handle = 0x5e;
-	pu.sg = (struct ibv_sge){ 0x1000, 64, 1 };
-	pu.w.wr_id = 9;
-	pu.w.sg_list = &pu.sg;
-	pu.w.num_sge = 1;
-	pu.w.opcode = IBV_WR_SEND;
-	pu.w.wr.ud.ah = &pu.ah;
-	pu.w.wr.ud.remote_qpn = 0x123;
-	pu.w.wr.ud.remote_qkey = 0x11111111;
-	pu.qp.context = ibctx;
-	pu.qp.handle = 0x0d;
-	pu.qp.qp_type = IBV_QPT_UD;
+	pu = (struct post_send_ud_case){
+		.ah.handle = 0x5e, .sg = { 0x1000, 64, 1 },
+		.qp = { .context = ibctx, .handle = 0x0d, .qp_type = IBV_QPT_UD },
+	};
+	pu.w = (struct ibv_send_wr){
+		.wr_id = 9, .sg_list = &pu.sg, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.wr.ud = { .ah = &pu.ah, .remote_qpn = 0x123,
+			   .remote_qkey = 0x11111111 },
+	};
 }
 
 static int post_send_ud_send(void)
@@ -2698,7 +2488,7 @@ static int post_send_ud_send(void)
 	return ibv_cmd_post_send(&pu.qp, &pu.w, &pu.bad);
 }
 
-static struct {
+static struct post_recv_case {
 	struct ibv_sge s1, s2[2];
 	struct ibv_recv_wr w1, w2;
 	struct ibv_qp qp;
@@ -2708,21 +2498,16 @@ static struct {
 
 static void post_recv_prepare(void)
 {
-	memset(&pr, 0, sizeof(pr));
-	pr.s1 = (struct ibv_sge){ 0x1000, 10, 0x11 };
-	pr.s2[0] = (struct ibv_sge){ 0x2000, 20, 0x22 };
-	pr.s2[1] = (struct ibv_sge){ 0x3000, 30, 0x33 };
-	pr.w2.wr_id = 2;
-	pr.w2.sg_list = pr.s2;
-	pr.w2.num_sge = 2;
-	pr.w1.wr_id = 1;
-	pr.w1.next = &pr.w2;
-	pr.w1.sg_list = &pr.s1;
-	pr.w1.num_sge = 1;
-	pr.qp.context = ibctx;
-	pr.qp.handle = 0x0d;
-	pr.srq.context = ibctx;
-	pr.srq.handle = 0x0f;
+	pr = (struct post_recv_case){
+		.s1 = { 0x1000, 10, 0x11 },
+		.s2 = { { 0x2000, 20, 0x22 }, { 0x3000, 30, 0x33 } },
+		.qp = { .context = ibctx, .handle = 0x0d },
+		.srq = { .context = ibctx, .handle = 0x0f },
+	};
+	pr.w2 = (struct ibv_recv_wr){ .wr_id = 2, .sg_list = pr.s2, .num_sge = 2 };
+	pr.w1 = (struct ibv_recv_wr){
+		.wr_id = 1, .next = &pr.w2, .sg_list = &pr.s1, .num_sge = 1,
+	};
 }
 
 static int post_recv_send(void)
@@ -2731,21 +2516,10 @@ static int post_recv_send(void)
 	return ibv_cmd_post_recv(&pr.qp, &pr.w1, &pr.bad);
 }
 
-static void post_recv_check(void)
-{
-	ck_assert_mem_eq(wcmd + 64, &pr.s1, 16);
-	ck_assert_mem_eq(wcmd + 80, pr.s2, 32);
-}
-
 static int post_srq_recv_send(void)
 {
 	post_recv_prepare();
 	return ibv_cmd_post_srq_recv(&pr.srq, &pr.w1, &pr.bad);
-}
-
-static void post_srq_recv_check(void)
-{
-	ck_assert_mem_eq(wcmd + 80, pr.s2, 32);
 }
 
 /* -- the table -- */
@@ -2753,88 +2527,119 @@ static void post_srq_recv_check(void)
 static const struct write_case write_cases[] = {
 	{ "open_xrcd with driver data", open_xrcd_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_OPEN_XRCD, 8, 2, 0, 0,
-	  { F32(16, 12) /* fd */, F32(20, O_CREAT),
+	  .fields = { F32(16, 12) /* fd */, F32(20, O_CREAT),
 	    F64(24, 0x1122334455667788ULL) /* driver trailer */ },
-	  open_xrcd_check },
+	  .x = { X(ox.resp.xrcd_handle, 0x21), X(ox.resp.drv, 0xabcd),
+	    XCTX(ox.xrcd.xrcd.context), X(ox.xrcd.comp_mask, VERBS_XRCD_HANDLE),
+	    X(ox.xrcd.handle, 0x21) },
+	  .check = response_given_check },
 	{ "close_xrcd", close_xrcd_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_CLOSE_XRCD, 3, 0, 0, 0,
-	  { F32(8, 0x21) }, NULL },
+	  .fields = { F32(8, 0x21) } },
 	{ "rereg_mr", rereg_mr_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_REREG_MR, 16, 4, 0, 0,
-	  { F32(16, 0x13) /* mr_handle */,
+	  .fields = { F32(16, 0x13) /* mr_handle */,
 	    F32(20, IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_PD),
-	    F64(32, 256), F64(40, 0x9000) /* hca_va as given */,
+	    FPTR(24, rr.buf), F64(32, 256), F64(40, 0x9000) /* hca_va as given */,
 	    F32(48, 4) /* pd_handle */, F32(52, IBV_ACCESS_LOCAL_WRITE),
 	    F64(56, 0xd0d0) },
-	  rereg_mr_check },
+	  .x = { X(rr.vmr.ibv_mr.lkey, 0x500), X(rr.vmr.ibv_mr.rkey, 0x600),
+	    X(rr.resp.lkey, 0x500), X(rr.resp.drv, 0x0000008800000077ULL),
+	    XP(rr.vmr.ibv_mr.context, &rr.other) } },
 	{ "modify_cq", modify_cq_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_MODIFY_CQ, 2, 0, 1, 0,
-	  { F32(24, 8) /* cq_handle */, F32(28, IBV_CQ_ATTR_MODERATE),
-	    F16(32, 16), F16(34, 100), F32(36, 0), F64(40, 0xcafe) },
-	  NULL },
+	  .fields = { F32(24, 8) /* cq_handle */, F32(28, IBV_CQ_ATTR_MODERATE),
+	    F16(32, 16), F16(34, 100), F32(36, 0), F64(40, 0xcafe) } },
+	/* the provider's response: core, then its part; the QP as
+	 * rdma-core's core fills it; what the kernel granted */
 	{ "create_qp_ex RC", create_qp_ex_rc_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_CREATE_QP, 18, 10, 0, 0,
-	  { F32(24, 2) /* pd */, F32(28, 6) /* send cq */,
-	    F32(32, 7) /* recv cq */, F32(36, 9) /* srq */,
-	    F32(40, 100), F32(44, 200), F32(48, 3), F32(52, 4), F32(56, 32),
-	    F8(60, 1) /* sq_sig_all */, F8(61, IBV_QPT_RC),
-	    F8(62, 1) /* is_srq */, F8(63, 0),
+	  .fields = { FPTR(16, &qrc.qp.qp) /* user_handle */, F32(24, 2) /* pd */,
+	    F32(28, 6) /* send cq */, F32(32, 7) /* recv cq */,
+	    F32(36, 9) /* srq */, F32(40, 100), F32(44, 200), F32(48, 3),
+	    F32(52, 4), F32(56, 32), F8(60, 1) /* sq_sig_all */,
+	    F8(61, IBV_QPT_RC), F8(62, 1) /* is_srq */, F8(63, 0),
 	    F64(64, 0xaaaabbbbccccddddULL) },
-	  create_qp_ex_rc_check },
+	  .x = { X(qrc.resp.core.qp_handle, 0x30), XMEM(qrc.resp.drv, "DRIVERRR"),
+	    XCTX(qrc.qp.qp.context), X(qrc.qp.qp.handle, 0x30),
+	    X(qrc.qp.qp.qp_num, 0x1234), XP(qrc.qp.qp.qp_context, &qrc.x),
+	    XP(qrc.qp.qp.pd, &qrc.pd), XP(qrc.qp.qp.send_cq, &qrc.scq),
+	    XP(qrc.qp.qp.recv_cq, &qrc.rcq), XP(qrc.qp.qp.srq, &qrc.srq),
+	    X(qrc.qp.qp.qp_type, IBV_QPT_RC), X(qrc.qp.qp.state, IBV_QPS_RESET),
+	    X(qrc.qp.qp.events_completed, 0), X(qrc.qp.comp_mask, 0),
+	    X(qrc.attr.cap.max_send_wr, 128), X(qrc.attr.cap.max_recv_wr, 256),
+	    X(qrc.attr.cap.max_send_sge, 4), X(qrc.attr.cap.max_recv_sge, 5),
+	    X(qrc.attr.cap.max_inline_data, 64) },
+	  .check = create_qp_ex_rc_check },
 	{ "create_qp_ex XRC receive", create_qp_ex_xrc_recv_send, 0,
 	  HDR_NONE, 0, 0, 0, 0, 0,
-	  { F32(24, 0x44), F32(28, 0), F32(32, 0), F8(61, IBV_QPT_XRC_RECV) },
-	  create_qp_ex_xrc_recv_check },
+	  .fields = { F32(24, 0x44), F32(28, 0), F32(32, 0), F8(61, IBV_QPT_XRC_RECV) },
+	  .x = { X(qrc.qp.comp_mask, VERBS_QP_XRCD), XP(qrc.qp.xrcd, &qrc.xrcd) } },
 	{ "create_qp_ex XRC send", create_qp_ex_xrc_send_send, 0,
 	  HDR_NONE, 0, 0, 0, 0, 0,
-	  { F32(28, 6), F32(32, 0), F32(44, 0), F32(52, 0) },
-	  create_qp_ex_xrc_send_check },
+	  .fields = { F32(28, 6), F32(32, 0), F32(44, 0), F32(52, 0) },
+	  .x = { X(qrc.qp.comp_mask, 0) } },
 	{ "open_qp", open_qp_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_OPEN_QP, 12, 8, 0, 0,
-	  { F32(24, 0x45), F32(28, 0xabc), F8(32, IBV_QPT_XRC_RECV),
-	    F64(40, 0x5151) },
-	  open_qp_check },
+	  .fields = { FPTR(16, &oq.qp), F32(24, 0x45), F32(28, 0xabc),
+	    F8(32, IBV_QPT_XRC_RECV), F64(40, 0x5151) },
+	  .x = { X(oq.resp.qp_handle, 0x70), X(oq.qp.qp.handle, 0x70),
+	    X(oq.qp.qp.qp_num, 0xabc), XCTX(oq.qp.qp.context),
+	    XP(oq.qp.qp.qp_context, &oq.x), XP(oq.qp.qp.pd, NULL),
+	    XP(oq.qp.qp.send_cq, NULL), XP(oq.qp.qp.recv_cq, NULL),
+	    XP(oq.qp.qp.srq, NULL), X(oq.qp.qp.state, IBV_QPS_UNKNOWN),
+	    X(oq.qp.qp.events_completed, 0), X(oq.qp.comp_mask, VERBS_QP_XRCD),
+	    XP(oq.qp.xrcd, &oq.xrcd) },
+	  .check = open_qp_check },
 	{ "modify_qp_ex", modify_qp_ex_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_MODIFY_QP, 15, 1, 1, 1,
-	  { F8(24, 0xfe) /* dest.dgid */, F16(24 + 20, 0x33) /* dest.dlid */,
+	  .fields = { F8(24, 0xfe) /* dest.dgid */, F16(24 + 20, 0x33) /* dest.dlid */,
 	    F8(24 + 24, 2) /* sgid_index */, F8(24 + 30, 1) /* is_global */,
 	    F8(24 + 31, 1) /* port_num */, F32(24 + 64, 0x0e) /* qp_handle */,
 	    F32(24 + 68, MODIFY_QP_MASK), F32(24 + 72, 0) /* qkey: unmasked */,
 	    F8(24 + 96, IBV_QPS_RTR), F8(24 + 104, 0) /* port: unmasked */,
 	    F32(24 + 112, 1000) /* rate_limit */, F64(144, 0x7e7e) },
-	  modify_qp_ex_check },
+	  .x = { X(mq.resp.core.response_length, 8),
+	    X(mq.resp.drv, 0x0000003400000012ULL) } },
 	{ "create_wq", create_wq_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_CREATE_WQ, 5, 3, 1, 1,
-	  { F32(24, 0) /* comp_mask */, F32(28, IBV_WQT_RQ), F32(40, 2),
-	    F32(44, 6), F32(48, 500), F32(52, 1),
-	    F32(56, IBV_WQ_FLAGS_CVLAN_STRIPPING), F64(64, 0x3c3c) },
-	  create_wq_check },
+	  .fields = { F32(24, 0) /* comp_mask */, F32(28, IBV_WQT_RQ),
+	    FPTR(32, &cw.wq) /* user_handle */, F32(40, 2), F32(44, 6),
+	    F32(48, 500), F32(52, 1), F32(56, IBV_WQ_FLAGS_CVLAN_STRIPPING),
+	    F64(64, 0x3c3c) },
+	  .x = { XMEM(cw.resp.drv, "WQDRIVER"), X(cw.resp.core.wq_handle, 0x19),
+	    X(cw.wq.handle, 0x19), X(cw.wq.wq_num, 0x400), XCTX(cw.wq.context),
+	    XP(cw.wq.pd, &cw.pd), XP(cw.wq.cq, &cw.cq),
+	    X(cw.wq.wq_type, IBV_WQT_RQ), X(cw.attr.max_wr, 512),
+	    X(cw.attr.max_sge, 2) } },
 	{ "modify_wq", modify_wq_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_MODIFY_WQ, 3, 0, 0, 0,
-	  { F32(24, MODIFY_WQ_MASK), F32(28, 0x19), F32(32, IBV_WQS_RDY),
+	  .fields = { F32(24, MODIFY_WQ_MASK), F32(28, 0x19), F32(32, IBV_WQS_RDY),
 	    F32(36, IBV_WQS_RESET), F32(40, IBV_WQ_FLAGS_SCATTER_FCS),
 	    F32(44, IBV_WQ_FLAGS_SCATTER_FCS) },
-	  modify_wq_check },
+	  .x = { X(mw.wq.state, IBV_WQS_RDY) } },
 	{ "destroy_wq", destroy_wq_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_DESTROY_WQ, 1, 2, 0, 0,
-	  { F32(28, 0x19) }, NULL },
+	  .fields = { F32(28, 0x19) } },
 	{ "create_rwq_ind_table, two entries", rwq_ind_table_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL, 2, 2, 0, 1,
-	  { F32(24, 0), F32(28, 1), F32(32, 0x100), F32(36, 0x101) },
-	  rwq_ind_table_check },
+	  .fields = { F32(24, 0), F32(28, 1), F32(32, 0x100), F32(36, 0x101) },
+	  .x = { X(rw.t.ind_tbl_handle, 0x5), X(rw.t.ind_tbl_num, 0x9),
+	    XCTX(rw.t.context), X(rw.resp.core.ind_tbl_handle, 0x5),
+	    XMEM(rw.resp.drv, "RSSTABLE") } },
 	{ "create_rwq_ind_table, one entry", rwq_ind_table_one_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL, 2, 2, 0, 1,
-	  { F32(32, 0x100), F32(36, 0) }, NULL },
+	  .fields = { F32(32, 0x100), F32(36, 0) } },
 	{ "destroy_rwq_ind_table", destroy_rwq_ind_table_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL, 1, 0, 0, 0,
-	  { F32(28, 0x5) }, NULL },
+	  .fields = { F32(28, 0x5) } },
 	/* each entry translated: eth 40 bytes (value then mask); IPv4 ext
 	 * as the kernel's IPv4, inner kept, 32; TCP 16; the tag 12 bytes
 	 * in verbs.h, 16 for the kernel; counters by their kernel handle */
 	{ "create_flow", create_flow_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_CREATE_FLOW, (24 + FLOW_SPECS) / 8, 1,
 	  1, 0,
-	  { F32(24, 0) /* comp_mask */, F32(28, 0x2a) /* qp_handle */,
+	  .fields = { F32(24, 0) /* comp_mask */, F32(28, 0x2a) /* qp_handle */,
 	    F32(32, IBV_FLOW_ATTR_NORMAL),
 	    F16(36, FLOW_SPECS) /* entries only */, F16(38, 3) /* priority */,
 	    F8(40, 5) /* num_of_specs */, F8(43, 1) /* port */,
@@ -2850,21 +2655,31 @@ static const struct write_case write_cases[] = {
 	    F32(136 + 8, 0x7a),
 	    F32(152, IBV_FLOW_SPEC_ACTION_COUNT), F32(152 + 8, 0x4c),
 	    F64(168, 0x0bad0bad) /* driver trailer */ },
-	  create_flow_check },
+	  .x = { XMEM(wcmd[48 + 8], "\x02\x00\x00\x00\x00\x01"),
+	    X(cf.flow.handle, 0x3f), XCTX(cf.flow.context) } },
 	{ "destroy_flow", destroy_flow_send, 0,
 	  HDR_EX, IB_USER_VERBS_EX_CMD_DESTROY_FLOW, 1, 0, 0, 0,
-	  { F32(28, 0x3f) }, NULL },
+	  .fields = { F32(28, 0x3f) } },
 	{ "create_flow IPv6", create_flow_ipv6_send, 0,
 	  HDR_NONE, 0, 0, 0, 0, 0,
-	  { F16(48 + 4, 88), F8(48 + 8 + 40 + 38, 0xff) }, NULL },
+	  .fields = { F16(48 + 4, 88), F8(48 + 8 + 40 + 38, 0xff) } },
 	{ "poll_cq", poll_cq_send, 1,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_POLL_CQ, 6, 26, 0, 0,
-	  { F32(16, 0x0c), F32(20, 2) }, poll_cq_check },
-	/* w: the header (24), then 56-byte work requests at 8 + 24 */
+	  .fields = { F32(16, 0x0c), F32(20, 2) },
+	  .x = { X(pc.wc[0].wr_id, 0x1234567890ULL),
+	    X(pc.wc[0].status, IBV_WC_REM_ACCESS_ERR),
+	    X(pc.wc[0].opcode, IBV_WC_RECV), X(pc.wc[0].vendor_err, 0x99),
+	    X(pc.wc[0].byte_len, 1500), X(pc.wc[0].imm_data, 0xabcdef01),
+	    X(pc.wc[0].qp_num, 0x11), X(pc.wc[0].src_qp, 0x22),
+	    X(pc.wc[0].wc_flags, IBV_WC_WITH_IMM), X(pc.wc[0].pkey_index, 3),
+	    X(pc.wc[0].slid, 0x44), X(pc.wc[0].sl, 5),
+	    X(pc.wc[0].dlid_path_bits, 6), X(pc.wc[1].wr_id, 0) /* untouched */ } },
+	/* w: the header (24), then 56-byte work requests at 8 + 24, then
+	 * every sge (24 + 2 * 56 bytes on), in order */
 	{ "post_send RC", post_send_rc_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_POST_SEND,
 	  (8 + 24 + 2 * 56 + 3 * 16) / 4, 1, 0, 0,
-	  { F32(16, 0x0d) /* qp_handle */, F32(20, 2) /* wr_count */,
+	  .fields = { F32(16, 0x0d) /* qp_handle */, F32(20, 2) /* wr_count */,
 	    F32(24, 3) /* sge_count */, F32(28, 56) /* wqe_size */,
 	    F64(32, 1), F32(32 + 8, 2), F32(32 + 12, IBV_WR_RDMA_WRITE_WITH_IMM),
 	    F32(32 + 20, 0x01020304), F64(32 + 24, 0xaaaa0000),
@@ -2872,42 +2687,49 @@ static const struct write_case write_cases[] = {
 	    F64(32 + 56, 2), F32(32 + 56 + 16, IBV_SEND_SIGNALED),
 	    F64(32 + 56 + 24, 0xbbbb0000), F64(32 + 56 + 32, 5),
 	    F64(32 + 56 + 40, 6), F32(32 + 56 + 48, 0x78) },
-	  post_send_rc_check },
+	  .x = { XP(ps.bad, NULL), XMEMN(wcmd[8 + 136], ps.s1, sizeof(ps.s1)),
+	    XMEMN(wcmd[8 + 136 + 32], &ps.s2, sizeof(ps.s2)) } },
 	{ "post_send UD", post_send_ud_send, 0,
 	  HDR_NONE, 0, 0, 0, 0, 0,
-	  { F32(32 + 24, 0x5e), F32(32 + 28, 0x123),
-	    F32(32 + 32, 0x11111111) },
-	  NULL },
+	  .fields = { F32(32 + 24, 0x5e), F32(32 + 28, 0x123),
+	    F32(32 + 32, 0x11111111) } },
 	{ "post_recv", post_recv_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_POST_RECV,
 	  (8 + 24 + 2 * 16 + 3 * 16) / 4, 1, 0, 0,
-	  { F32(16, 0x0d), F32(20, 2), F32(24, 3), F32(28, 16), F64(32, 1),
+	  .fields = { F32(16, 0x0d), F32(20, 2), F32(24, 3), F32(28, 16), F64(32, 1),
 	    F32(40, 1), F64(48, 2), F32(56, 2) },
-	  post_recv_check },
+	  .x = { XMEMN(wcmd[64], &pr.s1, 16), XMEMN(wcmd[80], pr.s2, 32) } },
 	{ "post_srq_recv", post_srq_recv_send, 0,
 	  HDR_LEGACY, IB_USER_VERBS_CMD_POST_SRQ_RECV,
 	  (8 + 24 + 2 * 16 + 3 * 16) / 4, 1, 0, 0,
-	  { F32(16, 0x0f) }, post_srq_recv_check },
+	  .fields = { F32(16, 0x0f) }, .x = { XMEMN(wcmd[80], pr.s2, 32) } },
 };
 
 START_TEST(write_command_layout)
 {
 	const struct write_case *c = &write_cases[_i];
 	const struct wfield *f;
-	int ret = c->send();
+	int ret;
 
-	ck_assert_msg(ret == c->ret, "%s: returned %d, not %d", c->name, ret,
+	cur = c->name;
+	ret = c->send();
+	ck_assert_msg(ret == c->ret, "%s: returned %d, not %d", cur, ret,
 		      c->ret);
 	if (c->hdr == HDR_LEGACY)
 		assert_hdr(c->command, c->in, c->out);
 	else if (c->hdr == HDR_EX)
 		assert_ex_hdr(c->command, c->in, c->out, c->drv_in, c->drv_out);
-	for (f = c->fields; f->width; f++)
-		ck_assert_msg(wfield_value(f) == f->val,
+	for (f = c->fields; f->width; f++) {
+		uint64_t want = f->ptr ? (uintptr_t)f->ptr : f->val;
+
+		ck_assert_msg(value_at(wcmd + f->off, f->width) == want,
 			      "%s: the %u bytes at %u are 0x%llx, not 0x%llx",
-			      c->name, f->width, f->off,
-			      (unsigned long long)wfield_value(f),
-			      (unsigned long long)f->val);
+			      cur, f->width, f->off,
+			      (unsigned long long)value_at(wcmd + f->off,
+							   f->width),
+			      (unsigned long long)want);
+	}
+	assert_x(c->x);
 	if (c->check)
 		c->check();
 }
@@ -2986,57 +2808,34 @@ END_TEST
 
 START_TEST(create_qp_ex_bad_input)
 {
-	struct pv_create_qp cmd = { .drv = 1 };
-	struct pv_create_qp_resp resp;
-	struct ibv_pd pd = { .context = NULL, .handle = 2 };
-	struct ibv_cq cq = { .handle = 6 };
-	struct ibv_qp_init_attr_ex attr;
-	struct qp44 qp;
-
-	pd.context = ibctx;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.pd = &pd;
-	attr.send_cq = &cq;
-	attr.recv_cq = &cq;
+	create_qp_ex_xrc_prepare(IBV_QPT_RC);
+	qrc.attr.pd = &qrc.pd;
+	qrc.attr.send_cq = qrc.attr.recv_cq = &qrc.scq;
 	/* create flags are create_qp_ex2's */
-	attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	errno = 0;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
-					      sizeof(cmd), &resp, sizeof(resp)),
-			 EINVAL);
+	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
 	ck_assert_int_eq(errno, EINVAL);
 	/* no PD in the mask */
-	attr.comp_mask = 0;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
-					      sizeof(cmd), &resp, sizeof(resp)),
-			 EINVAL);
+	qrc.attr.comp_mask = 0;
+	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
 	/* no send CQ */
-	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
-	attr.send_cq = NULL;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
-					      sizeof(cmd), &resp, sizeof(resp)),
-			 EINVAL);
+	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qrc.attr.send_cq = NULL;
+	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
 	/* XRC receive without a domain, and an unknown type */
-	attr.send_cq = &cq;
-	attr.qp_type = IBV_QPT_XRC_RECV;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
-					      sizeof(cmd), &resp, sizeof(resp)),
-			 EINVAL);
-	attr.qp_type = (enum ibv_qp_type)77;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
-					      sizeof(cmd), &resp, sizeof(resp)),
-			 EINVAL);
+	qrc.attr.send_cq = &qrc.scq;
+	qrc.attr.qp_type = IBV_QPT_XRC_RECV;
+	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
+	qrc.attr.qp_type = (enum ibv_qp_type)77;
+	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
 	ck_assert_int_eq(nwrites, 0);
 	/* the kernel's error */
-	attr.qp_type = IBV_QPT_UD;
+	qrc.attr.qp_type = IBV_QPT_UD;
 	write_errno = ENOMEM;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qp, &attr, &cmd,
-					      sizeof(cmd), &resp, sizeof(resp)),
-			 ENOMEM);
+	ck_assert_int_eq(create_qp_ex_call(), ENOMEM);
 }
 END_TEST
-
 
 START_TEST(open_qp_old_struct_and_bad_input)
 {
@@ -3112,17 +2911,8 @@ END_TEST
 
 START_TEST(rwq_ind_table_short_answer_and_bad_input)
 {
-	const struct ib_uverbs_ex_create_rwq_ind_table_resp r = {
-		.response_length = 8, .ind_tbl_handle = 0x5, .ind_tbl_num = 0x9,
-	};
-	uint8_t reply[24];
-
-	rwq_ind_table_prepare();
-	rw.attr.log_ind_tbl_size = 0;
 	/* a kernel answer too short to hold the table's handle */
-	memcpy(reply, &r, sizeof(r));
-	memcpy(reply + 16, "RSSTABLE", 8);
-	set_wreply(reply, sizeof(reply));
+	rwq_ind_table_prepare(0, 8);
 	ck_assert_int_eq(rwq_ind_table_call(), EINVAL);
 
 	/* bad input */
