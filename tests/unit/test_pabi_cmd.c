@@ -376,15 +376,14 @@ static void teardown(void)
 	free(ctx);
 }
 
-/* a provider's create_cq_ex request and response with 8 bytes each */
-struct pv_create_cq_ex {
-	uint8_t hdr_and_core[24 + 32];
-	uint64_t drv;
-};
-struct pv_create_cq_ex_resp {
-	struct ib_uverbs_ex_create_cq_resp core;
-	uint64_t drv;
-};
+/* A provider's request: the headers and the core command (n bytes),
+ * then 8 bytes of its own; its response: the core's, then its 8. */
+#define PV_CMD(n) { uint8_t hdr_and_core[n]; uint64_t drv; }
+#define PV_RESP(core_type) { core_type core; uint64_t drv; }
+
+/* a provider's create_cq_ex request and response */
+struct pv_create_cq_ex PV_CMD(24 + 32);
+struct pv_create_cq_ex_resp PV_RESP(struct ib_uverbs_ex_create_cq_resp);
 
 /* one value in the provider's objects after a call (a list ends at
  * width 0): an integer of its width, or a pointer */
@@ -874,6 +873,7 @@ static void assert_attr(const struct acheck *c)
  * starts it from zero. */
 static struct {
 	int arg;
+	uint16_t object;                        /* the case's */
 	struct ibv_pd pd;                       /* 9 */
 	struct verbs_mr vmr;
 	struct verbs_dm dm;                     /* 0x66 */
@@ -898,20 +898,15 @@ static struct {
 	uint8_t ring[4096], port[64];
 	char buf[64];
 	int fds[3];
-	struct {
-		uint8_t hdr_and_core[8 + 8];
-		uint64_t drv;
-	} gcmd;
-	struct {
-		struct ib_uverbs_get_context_resp core;
-		uint64_t drv;
-	} gresp;
+	struct PV_CMD(8 + 8) gcmd;
+	struct PV_RESP(struct ib_uverbs_get_context_resp) gresp;
 } io;
 
-static void io_prepare(int arg)
+static void io_prepare(const struct ioctl_case *c)
 {
 	memset(&io, 0, sizeof(io));
-	io.arg = arg;
+	io.arg = c->arg;
+	io.object = c->object;
 	io.pd = (struct ibv_pd){ .context = ibctx, .handle = 9 };
 	io.dm.dm.context = io.cn.counters.context = io.fa.action.context = ibctx;
 	io.dmah.dmah.context = io.cc.context = io.qp.context = ibctx;
@@ -968,39 +963,32 @@ static int advise_mr_send(void)
 
 #define DMABUF_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ)
 
+/* arg: 0 a dma-buf MR; 1 a bad fd; 2 from a 44-53 provider, which
+ * passes seven arguments: whatever lies where the eighth would be is
+ * never touched; 3 from a 54-56 provider, whose own attributes go with
+ * the command; 4 its empty chain: the plain command */
 static int reg_dmabuf_mr_send(void)
-{
-	return ibv_cmd_reg_dmabuf_mr(&io.pd, 0x2000, 0x10000, 0x7000, 41,
-				     DMABUF_ACCESS, &io.vmr, NULL);
-}
-
-static int reg_dmabuf_mr_bad_fd_send(void)
-{
-	return ibv_cmd_reg_dmabuf_mr(&io.pd, 0, 4096, 0, -1, 0, &io.vmr, NULL);
-}
-
-/* 44-53 pass seven arguments: whatever lies where the eighth would be
- * is never touched */
-static int reg_dmabuf_mr_7_args_send(void)
-{
-	return ibv_cmd_reg_dmabuf_mr(&io.pd, 0, 4096, 0, 5, 0, &io.vmr,
-				     (struct ibv_command_buffer *)0x1);
-}
-
-/* 54-56: the provider's own attributes go with the command (arg: it
- * has one); an empty chain is the plain command */
-static int reg_dmabuf_mr_8_args_send(void)
 {
 	struct ibv_command_buffer *d = pv_init(&io.drv, UVERBS_OBJECT_MR,
 					       UVERBS_METHOD_REG_DMABUF_MR, 1,
 					       NULL);
 
-	if (!io.arg)
+	switch (io.arg) {
+	case 0:
+		return ibv_cmd_reg_dmabuf_mr(&io.pd, 0x2000, 0x10000, 0x7000,
+					     41, DMABUF_ACCESS, &io.vmr, NULL);
+	case 1:
+		return ibv_cmd_reg_dmabuf_mr(&io.pd, 0, 4096, 0, -1, 0, &io.vmr,
+					     NULL);
+	case 2:
 		return ibv_cmd_reg_dmabuf_mr(&io.pd, 0, 4096, 0, 5, 0, &io.vmr,
-					     d);
-	pv_in_u32(d, DRV_NS(3), 0x5a);
-	return ibv_cmd_reg_dmabuf_mr(&io.pd, 0x2000, 4096, 0x7000, 5,
-				     IBV_ACCESS_LOCAL_WRITE, &io.vmr, d);
+					     (struct ibv_command_buffer *)0x1);
+	case 3:
+		pv_in_u32(d, DRV_NS(3), 0x5a);
+		return ibv_cmd_reg_dmabuf_mr(&io.pd, 0x2000, 4096, 0x7000, 5,
+					     IBV_ACCESS_LOCAL_WRITE, &io.vmr, d);
+	}
+	return ibv_cmd_reg_dmabuf_mr(&io.pd, 0, 4096, 0, 5, 0, &io.vmr, d);
 }
 
 /* arg: the init attribute's comp_mask. Memory (ADDR): its address is
@@ -1050,11 +1038,6 @@ static int reg_dm_mr_send(void)
 				 io.arg, &io.vmr, NULL);
 }
 
-static int free_dm_send(void)
-{
-	return ibv_cmd_free_dm(&io.dm);
-}
-
 /* arg: the init attribute's comp_mask (none is known) */
 static int create_counters_send(void)
 {
@@ -1081,11 +1064,6 @@ static int read_counters_send(void)
 static void read_counters_check(void)
 {
 	ck_assert_mem_eq(io.u64, counter_values, sizeof(counter_values));
-}
-
-static int destroy_counters_send(void)
-{
-	return ibv_cmd_destroy_counters(&io.cn);
 }
 
 static int create_flow_action_esp_send(void)
@@ -1118,11 +1096,6 @@ static int modify_flow_action_esp_send(void)
 	struct ibv_flow_action_esp_attr attr = { .esp_attr = &io.esp };
 
 	return ibv_cmd_modify_flow_action_esp(&io.fa, &attr, NULL);
-}
-
-static int destroy_flow_action_send(void)
-{
-	return ibv_cmd_destroy_flow_action(&io.fa);
 }
 
 /* ibv_cmd_query_port fills the provider's struct: 52 bytes for 44-48,
@@ -1346,11 +1319,6 @@ static int alloc_dmah_send(void)
 	return ibv_cmd_alloc_dmah(ibctx, &io.dmah, &attr);
 }
 
-static int free_dmah_send(void)
-{
-	return ibv_cmd_free_dmah(&io.dmah);
-}
-
 /* arg: the size of the provider's struct */
 static int query_comp_cntr_caps_send(void)
 {
@@ -1363,8 +1331,7 @@ static int create_comp_cntr_send(void)
 	return ibv_cmd_create_comp_cntr(ibctx, &io.cc, NULL);
 }
 
-/* arg: 0 inc_err by 3, 1 set to 9, 2 read_err, 3 attach to a QP,
- * 4 destroy */
+/* arg: 0 inc_err by 3, 1 set to 9, 2 read_err, 3 attach to a QP */
 static int comp_cntr_send(void)
 {
 	struct ibv_qp_attach_comp_cntr_attr at = { .op_mask = 0x5 };
@@ -1376,8 +1343,22 @@ static int comp_cntr_send(void)
 		return ibv_cmd_set_comp_cntr(&io.cc, 9);
 	case 2:
 		return ibv_cmd_read_err_comp_cntr(&io.cc, &io.u64[0]);
-	case 3:
-		return ibv_cmd_qp_attach_comp_cntr(&io.qp, &io.cc, &at);
+	}
+	return ibv_cmd_qp_attach_comp_cntr(&io.qp, &io.cc, &at);
+}
+
+/* the destroy of the case's object */
+static int destroy_send(void)
+{
+	switch (io.object) {
+	case UVERBS_OBJECT_DM:
+		return ibv_cmd_free_dm(&io.dm);
+	case UVERBS_OBJECT_COUNTERS:
+		return ibv_cmd_destroy_counters(&io.cn);
+	case UVERBS_OBJECT_FLOW_ACTION:
+		return ibv_cmd_destroy_flow_action(&io.fa);
+	case UVERBS_OBJECT_DMAH:
+		return ibv_cmd_free_dmah(&io.dmah);
 	}
 	return ibv_cmd_destroy_comp_cntr(&io.cc);
 }
@@ -1452,15 +1433,15 @@ static const struct ioctl_case ioctl_cases[] = {
 		 X(io.vmr.access, DMABUF_ACCESS) } },
 	/* the kernel's answer reaches the provider */
 	{ "reg_dmabuf_mr of a bad fd", .ioctl_errno = EBADF,
-	  .send = reg_dmabuf_mr_bad_fd_send, .ret = EBADF, .err = EBADF,
+	  .send = reg_dmabuf_mr_send, .arg = 1, .ret = EBADF, .err = EBADF,
 	  OM(MR, REG_DMABUF_MR), .nattrs = 9, .x = { X(io.vmr.mr_type, 0) } },
 	{ "reg_dmabuf_mr of a 53 provider", .release = 53,
 	  .answers = { ANS_OBJ(REG_DMABUF_MR_HANDLE, 0x31) },
-	  .send = reg_dmabuf_mr_7_args_send, OM(MR, REG_DMABUF_MR), .nattrs = 9,
+	  .send = reg_dmabuf_mr_send, .arg = 2, OM(MR, REG_DMABUF_MR), .nattrs = 9,
 	  .x = { X(io.vmr.ibv_mr.handle, 0x31) } },
-	{ "reg_dmabuf_mr of a 56 provider", .release = 56, .arg = 1,
+	{ "reg_dmabuf_mr of a 56 provider", .release = 56, .arg = 3,
 	  .answers = MR_ANSWERS(REG_DMABUF_MR, 0x32, 0x111, 0x222),
-	  .send = reg_dmabuf_mr_8_args_send, OM(MR, REG_DMABUF_MR),
+	  .send = reg_dmabuf_mr_send, OM(MR, REG_DMABUF_MR),
 	  .nattrs = 10,
 	  .attrs = { A_U32(DRV_NS(3), 0x5a),
 		     A_U64(REG_DMABUF_MR_OFFSET, 0x2000) },
@@ -1468,7 +1449,7 @@ static const struct ioctl_case ioctl_cases[] = {
 		 X(io.vmr.ibv_mr.rkey, 0x222),
 		 X(io.vmr.mr_type, IBV_MR_TYPE_DMABUF_MR) } },
 	{ "reg_dmabuf_mr of a 56 provider, empty chain", .release = 56,
-	  .send = reg_dmabuf_mr_8_args_send, OM(MR, REG_DMABUF_MR),
+	  .send = reg_dmabuf_mr_send, .arg = 4, OM(MR, REG_DMABUF_MR),
 	  .nattrs = 9 },
 	{ "reg_mr_ex by address", .release = 62, .arg = IBV_REG_MR_MASK_ADDR,
 	  .answers = MR_ANSWERS(REG_MR, 0x71, 0x51, 0x52),
@@ -1529,7 +1510,7 @@ static const struct ioctl_case ioctl_cases[] = {
 		 XP(io.vmr.ibv_mr.addr, NULL), XP(io.vmr.ibv_mr.pd, &io.pd),
 		 XCTX(io.vmr.ibv_mr.context),
 		 X(io.vmr.mr_type, IBV_MR_TYPE_MR) } },
-	{ "free_dm", .send = free_dm_send, OM(DM, DM_FREE), .nattrs = 1,
+	{ "free_dm", .send = destroy_send, OM(DM, DM_FREE), .nattrs = 1,
 	  .attrs = { A_OBJ(FREE_DM_HANDLE, 0x66) } },
 	{ "create_counters with a comp_mask", .send = create_counters_send,
 	  .arg = 1, .ret = EOPNOTSUPP },
@@ -1544,7 +1525,7 @@ static const struct ioctl_case ioctl_cases[] = {
 		     A_OUT(READ_COUNTERS_BUFF, io.u64, 24),
 		     A_U32(READ_COUNTERS_FLAGS, IBV_READ_COUNTERS_ATTR_PREFER_CACHED) },
 	  .check = read_counters_check },
-	{ "destroy_counters", .send = destroy_counters_send,
+	{ "destroy_counters", .send = destroy_send,
 	  OM(COUNTERS, COUNTERS_DESTROY), .nattrs = 1,
 	  .attrs = { A_OBJ(DESTROY_COUNTERS_HANDLE, 0x44) } },
 	/* the 4-byte replay window inline */
@@ -1571,7 +1552,7 @@ static const struct ioctl_case ioctl_cases[] = {
 	  OM(FLOW_ACTION, FLOW_ACTION_ESP_MODIFY), .nattrs = 2,
 	  .attrs = { A_OBJ(MODIFY_FLOW_ACTION_ESP_HANDLE, 0x99),
 		     A_AT(1, FLOW_ACTION_ESP_ATTRS) } },
-	{ "destroy_flow_action", .send = destroy_flow_action_send,
+	{ "destroy_flow_action", .send = destroy_send,
 	  OM(FLOW_ACTION, FLOW_ACTION_DESTROY), .nattrs = 1,
 	  .attrs = { A_OBJ(DESTROY_FLOW_ACTION_HANDLE, 0x99) } },
 	{ "query_port of a 56 provider", .release = 56, .send = query_port_send,
@@ -1685,7 +1666,7 @@ static const struct ioctl_case ioctl_cases[] = {
 	  .arg = IBV_DMAH_INIT_ATTR_MASK_CPU_ID,
 	  .answers = { ANS_OBJ(ALLOC_DMAH_HANDLE, 0x19) },
 	  .send = alloc_dmah_send, OM(DMAH, DMAH_ALLOC), .nattrs = 2 },
-	{ "free_dmah", .release = 59, .send = free_dmah_send,
+	{ "free_dmah", .release = 59, .send = destroy_send,
 	  OM(DMAH, DMAH_FREE), .nattrs = 1,
 	  .attrs = { A_OBJ(FREE_DMA_HANDLE, 0x19) } },
 	{ "query_comp_cntr_caps", .release = 65,
@@ -1723,7 +1704,7 @@ static const struct ioctl_case ioctl_cases[] = {
 	  .attrs = { A_OBJ(QP_ATTACH_COMP_CNTR_HANDLE, 4),
 		     A_OBJ(QP_ATTACH_COMP_CNTR_CNTR_HANDLE, 0x2a),
 		     A_U32(QP_ATTACH_COMP_CNTR_OP_MASK, 0x5) } },
-	{ "destroy_comp_cntr", .release = 65, .send = comp_cntr_send, .arg = 4,
+	{ "destroy_comp_cntr", .release = 65, .send = destroy_send,
 	  OM(COMP_CNTR, COMP_CNTR_DESTROY), .nattrs = 1 },
 	/* a kernel without counters (every kernel of 2026) */
 	{ "create_comp_cntr on an old kernel", .release = 65,
@@ -1739,7 +1720,7 @@ START_TEST(ioctl_command)
 	int ret, err;
 
 	cur = c->name;
-	io_prepare(c->arg);
+	io_prepare(c);
 	if (c->release)
 		use_release(c->release);
 	ioctl_errno = c->ioctl_errno;
@@ -1828,11 +1809,7 @@ struct write_case {
 /* -- XRC domains -- */
 
 static struct xrcd_case {
-	/* a provider's request: header, core (16), its 8 bytes */
-	struct {
-		uint8_t hdr_and_core[8 + 16];
-		uint64_t drv;
-	} cmd;
+	struct PV_CMD(8 + 16) cmd;
 	struct {
 		uint32_t xrcd_handle;
 		uint32_t drv;
@@ -1887,10 +1864,7 @@ static int close_xrcd_send(void)
 /* -- MRs and CQs -- */
 
 static struct rereg_case {
-	struct {
-		uint8_t hdr_and_core[8 + 48];
-		uint64_t drv;
-	} cmd;
+	struct PV_CMD(8 + 48) cmd;
 	struct {
 		uint32_t lkey, rkey;
 		uint64_t drv;
@@ -1924,10 +1898,7 @@ static int rereg_mr_send(void)
 }
 
 static struct modify_cq_case {
-	struct {
-		uint8_t hdrs_and_core[24 + 16];
-		uint64_t drv;
-	} cmd;
+	struct PV_CMD(24 + 16) cmd;
 	struct ibv_modify_cq_attr attr;
 	struct ibv_cq cq;
 } mc;
@@ -1951,14 +1922,8 @@ static int modify_cq_send(void)
 /* -- QPs -- */
 
 /* a provider's create_qp request and response with 8 bytes each */
-struct pv_create_qp {
-	uint8_t hdr_and_core[8 + 56];
-	uint64_t drv;
-};
-struct pv_create_qp_resp {
-	struct ib_uverbs_create_qp_resp core;
-	uint64_t drv;
-};
+struct pv_create_qp PV_CMD(8 + 56);
+struct pv_create_qp_resp PV_RESP(struct ib_uverbs_create_qp_resp);
 
 static struct create_qp_case {
 	struct pv_create_qp cmd;
@@ -1972,11 +1937,11 @@ static struct create_qp_case {
 	int x;
 } qrc;
 
-static int create_qp_ex_call(void)
+/* into qp: qrc.qp, or a verbs_qp of another generation */
+static int create_qp_ex_call(void *qp)
 {
-	return ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&qrc.qp,
-				    &qrc.attr, &qrc.cmd, sizeof(qrc.cmd),
-				    &qrc.resp, sizeof(qrc.resp));
+	return ibv_cmd_create_qp_ex(ibctx, qp, &qrc.attr, &qrc.cmd,
+				    sizeof(qrc.cmd), &qrc.resp, sizeof(qrc.resp));
 }
 
 static int create_qp_ex_rc_send(void)
@@ -2006,7 +1971,7 @@ static int create_qp_ex_rc_send(void)
 	memcpy(reply + 32, "DRIVERRR", 8);
 	set_wreply(reply, sizeof(reply));
 	memset(&qrc.qp, 0xff, sizeof(qrc.qp));
-	return create_qp_ex_call();
+	return create_qp_ex_call(&qrc.qp);
 }
 
 static void create_qp_ex_rc_check(void)
@@ -2015,8 +1980,8 @@ static void create_qp_ex_rc_check(void)
 	pthread_mutex_unlock(&qrc.qp.qp.mutex);
 }
 
-/* XRC: pd 2, send CQ 6, domain 0x44 */
-static void create_qp_ex_xrc_prepare(enum ibv_qp_type type)
+/* pd 2, send CQ 6, domain 0x44 */
+static void create_qp_ex_prepare(enum ibv_qp_type type)
 {
 	static const struct ib_uverbs_create_qp_resp r = {
 		.qp_handle = 0x31, .qpn = 0x99,
@@ -2030,33 +1995,39 @@ static void create_qp_ex_xrc_prepare(enum ibv_qp_type type)
 	set_wreply(&r, sizeof(r));
 }
 
+/* RC: both CQs 6 */
+static void create_qp_ex_rc_prepare(void)
+{
+	create_qp_ex_prepare(IBV_QPT_RC);
+	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qrc.attr.pd = &qrc.pd;
+	qrc.attr.send_cq = qrc.attr.recv_cq = &qrc.scq;
+}
+
 /* receive side: the domain's handle where the PD's goes */
 static int create_qp_ex_xrc_recv_send(void)
 {
-	create_qp_ex_xrc_prepare(IBV_QPT_XRC_RECV);
+	create_qp_ex_prepare(IBV_QPT_XRC_RECV);
 	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	qrc.attr.xrcd = &qrc.xrcd.xrcd;
-	return create_qp_ex_call();
+	return create_qp_ex_call(&qrc.qp);
 }
 
 /* send side: no receive queue, whatever the caller asked */
 static int create_qp_ex_xrc_send_send(void)
 {
-	create_qp_ex_xrc_prepare(IBV_QPT_XRC_SEND);
+	create_qp_ex_prepare(IBV_QPT_XRC_SEND);
 	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	qrc.attr.pd = &qrc.pd;
 	qrc.attr.send_cq = &qrc.scq;
 	qrc.attr.cap.max_recv_wr = 10;
 	qrc.attr.cap.max_recv_sge = 2;
 	qrc.qp.comp_mask = VERBS_QP_XRCD; /* what a receive side left */
-	return create_qp_ex_call();
+	return create_qp_ex_call(&qrc.qp);
 }
 
 static struct open_qp_case {
-	struct {
-		uint8_t hdr_and_core[8 + 32];
-		uint64_t drv;
-	} cmd;
+	struct PV_CMD(8 + 32) cmd;
 	struct ib_uverbs_create_qp_resp resp;
 	struct verbs_xrcd xrcd;
 	struct ibv_qp_open_attr attr;
@@ -2079,17 +2050,17 @@ static void open_qp_prepare(void)
 	memset(&oq.qp, 0xff, sizeof(oq.qp));
 }
 
-static int open_qp_call(size_t qp_sz)
+/* into qp: oq.qp, or a verbs_qp of another generation */
+static int open_qp_call(void *qp, size_t qp_sz)
 {
-	return ibv_cmd_open_qp(ibctx, (struct verbs_qp *)&oq.qp, qp_sz,
-			       &oq.attr, &oq.cmd, sizeof(oq.cmd), &oq.resp,
-			       sizeof(oq.resp));
+	return ibv_cmd_open_qp(ibctx, qp, qp_sz, &oq.attr, &oq.cmd,
+			       sizeof(oq.cmd), &oq.resp, sizeof(oq.resp));
 }
 
 static int open_qp_send(void)
 {
 	open_qp_prepare();
-	return open_qp_call(sizeof(oq.qp));
+	return open_qp_call(&oq.qp, sizeof(oq.qp));
 }
 
 static void open_qp_check(void)
@@ -2101,14 +2072,8 @@ static void open_qp_check(void)
 #define MODIFY_QP_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_RATE_LIMIT)
 
 static struct modify_qp_case {
-	struct {
-		uint8_t hdrs_and_core[24 + 120];
-		uint64_t drv;
-	} cmd;
-	struct {
-		struct ib_uverbs_ex_modify_qp_resp core;
-		uint64_t drv;
-	} resp;
+	struct PV_CMD(24 + 120) cmd;
+	struct PV_RESP(struct ib_uverbs_ex_modify_qp_resp) resp;
 	struct ibv_qp qp;
 	struct ibv_qp_attr attr;
 } mq;
@@ -2142,14 +2107,8 @@ static int modify_qp_ex_send(void)
 /* -- WQs and indirection tables -- */
 
 static struct create_wq_case {
-	struct {
-		uint8_t hdrs_and_core[24 + 40];
-		uint64_t drv;
-	} cmd;
-	struct {
-		struct ib_uverbs_ex_create_wq_resp core;
-		uint64_t drv;
-	} resp;
+	struct PV_CMD(24 + 40) cmd;
+	struct PV_RESP(struct ib_uverbs_ex_create_wq_resp) resp;
 	struct ibv_pd pd;
 	struct ibv_cq cq;
 	struct ibv_wq_init_attr attr;
@@ -2237,10 +2196,7 @@ static struct rwq_case {
 	struct ibv_wq wq[3];
 	struct ibv_wq *tbl[4];
 	struct ibv_rwq_ind_table_init_attr attr;
-	struct {
-		struct ib_uverbs_ex_create_rwq_ind_table_resp core;
-		uint64_t drv;
-	} resp;
+	struct PV_RESP(struct ib_uverbs_ex_create_rwq_ind_table_resp) resp;
 	struct ibv_rwq_ind_table t;
 } rw;
 
@@ -2808,32 +2764,30 @@ END_TEST
 
 START_TEST(create_qp_ex_bad_input)
 {
-	create_qp_ex_xrc_prepare(IBV_QPT_RC);
-	qrc.attr.pd = &qrc.pd;
-	qrc.attr.send_cq = qrc.attr.recv_cq = &qrc.scq;
+	create_qp_ex_rc_prepare();
 	/* create flags are create_qp_ex2's */
 	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	errno = 0;
-	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
+	ck_assert_int_eq(create_qp_ex_call(&qrc.qp), EINVAL);
 	ck_assert_int_eq(errno, EINVAL);
 	/* no PD in the mask */
 	qrc.attr.comp_mask = 0;
-	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
+	ck_assert_int_eq(create_qp_ex_call(&qrc.qp), EINVAL);
 	/* no send CQ */
 	qrc.attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	qrc.attr.send_cq = NULL;
-	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
+	ck_assert_int_eq(create_qp_ex_call(&qrc.qp), EINVAL);
 	/* XRC receive without a domain, and an unknown type */
 	qrc.attr.send_cq = &qrc.scq;
 	qrc.attr.qp_type = IBV_QPT_XRC_RECV;
-	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
+	ck_assert_int_eq(create_qp_ex_call(&qrc.qp), EINVAL);
 	qrc.attr.qp_type = (enum ibv_qp_type)77;
-	ck_assert_int_eq(create_qp_ex_call(), EINVAL);
+	ck_assert_int_eq(create_qp_ex_call(&qrc.qp), EINVAL);
 	ck_assert_int_eq(nwrites, 0);
 	/* the kernel's error */
 	qrc.attr.qp_type = IBV_QPT_UD;
 	write_errno = ENOMEM;
-	ck_assert_int_eq(create_qp_ex_call(), ENOMEM);
+	ck_assert_int_eq(create_qp_ex_call(&qrc.qp), ENOMEM);
 }
 END_TEST
 
@@ -2841,14 +2795,14 @@ START_TEST(open_qp_old_struct_and_bad_input)
 {
 	open_qp_prepare();
 	/* an old provider's verbs_qp ends before xrcd */
-	ck_assert_int_eq(open_qp_call(offsetof(struct qp44, xrcd)), 0);
+	ck_assert_int_eq(open_qp_call(&oq.qp, offsetof(struct qp44, xrcd)), 0);
 	ck_assert_uint_eq(oq.qp.comp_mask, 0);
 
 	nwrites = 0;
 	oq.attr.comp_mask = IBV_QP_OPEN_ATTR_RESERVED;
-	ck_assert_int_eq(open_qp_call(sizeof(oq.qp)), EOPNOTSUPP);
+	ck_assert_int_eq(open_qp_call(&oq.qp, sizeof(oq.qp)), EOPNOTSUPP);
 	oq.attr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
-	ck_assert_int_eq(open_qp_call(sizeof(oq.qp)), EINVAL);
+	ck_assert_int_eq(open_qp_call(&oq.qp, sizeof(oq.qp)), EINVAL);
 	ck_assert_int_eq(nwrites, 0);
 }
 END_TEST
@@ -3027,127 +2981,80 @@ END_TEST
  * what each one's ibv_port_attr holds, and reads the eighth argument of
  * ibv_cmd_reg_dmabuf_mr only from a provider that passes one. */
 
+/* bytes 352..359 of a 56 provider's verbs_qp (its wr_flush) untouched */
+static void assert_qp56_tail_untouched(const struct qp56 *q)
+{
+	for (size_t i = 352; i < 360; i++)
+		ck_assert_uint_eq(q->qp_ex[i], 0xff);
+}
+
 START_TEST(create_qp_ex_writes_where_each_generation_has_comp_mask)
 {
-	struct pv_create_qp cmd = { .drv = 1 };
-	struct pv_create_qp_resp resp;
-	struct ib_uverbs_create_qp_resp r = { .qp_handle = 0x31, .qpn = 0x99 };
-	struct ibv_pd pd = { .context = NULL, .handle = 2 };
-	struct ibv_cq cq = { .handle = 6 };
-	struct ibv_qp_init_attr_ex attr;
-	struct qp44 q44;
 	struct qp56 q56;
 
-	pd.context = ibctx;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
-	attr.pd = &pd;
-	attr.send_cq = &cq;
-	attr.recv_cq = &cq;
-
-	/* 56: comp_mask at 360; bytes 352..359 are its wr_flush */
+	create_qp_ex_rc_prepare();
+	/* 56: comp_mask at 360 */
 	use_release(56);
-	set_wreply(&r, sizeof(r));
 	memset(&q56, 0xff, sizeof(q56));
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&q56,
-					      &attr, &cmd, sizeof(cmd), &resp,
-					      sizeof(resp)), 0);
+	ck_assert_int_eq(create_qp_ex_call(&q56), 0);
 	ck_assert_uint_eq(q56.comp_mask, 0);
-	for (size_t i = 352; i < 360; i++)
-		ck_assert_uint_eq(q56.qp_ex[i], 0xff);
+	assert_qp56_tail_untouched(&q56);
 	/* the provider says it has the ex API: the library sees it */
 	q56.comp_mask = VERBS_QP_EX;
 	ck_assert_ptr_eq(ibv_qp_to_qp_ex(&q56.qp), (struct ibv_qp_ex *)&q56);
 
 	/* 44: comp_mask at 352 */
 	use_release(44);
-	memset(&q44, 0xff, sizeof(q44));
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ibctx, (struct verbs_qp *)&q44,
-					      &attr, &cmd, sizeof(cmd), &resp,
-					      sizeof(resp)), 0);
-	ck_assert_uint_eq(q44.comp_mask, 0);
-	ck_assert_ptr_null(ibv_qp_to_qp_ex(&q44.qp));
-	q44.comp_mask = VERBS_QP_EX;
-	ck_assert_ptr_eq(ibv_qp_to_qp_ex(&q44.qp), (struct ibv_qp_ex *)&q44);
+	memset(&qrc.qp, 0xff, sizeof(qrc.qp));
+	ck_assert_int_eq(create_qp_ex_call(&qrc.qp), 0);
+	ck_assert_uint_eq(qrc.qp.comp_mask, 0);
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&qrc.qp.qp));
+	qrc.qp.comp_mask = VERBS_QP_EX;
+	ck_assert_ptr_eq(ibv_qp_to_qp_ex(&qrc.qp.qp), (struct ibv_qp_ex *)&qrc.qp);
 	/* read with 56's layout, the same bytes say nothing of the kind */
 	use_release(56);
-	q44.xrcd = NULL;
-	ck_assert_ptr_null(ibv_qp_to_qp_ex(&q44.qp));
+	qrc.qp.xrcd = NULL;
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&qrc.qp.qp));
 }
 END_TEST
 
 START_TEST(create_qp_ex2_and_open_qp_by_generation)
 {
-	struct {
-		uint8_t hdr_and_core[24 + 64];
-		uint64_t drv;
-	} cmd2 = { .drv = 7 };
-	struct {
-		struct ib_uverbs_ex_create_qp_resp core;
-		uint64_t drv;
-	} resp2;
+	struct PV_CMD(24 + 64) cmd2 = { .drv = 7 };
+	struct PV_RESP(struct ib_uverbs_ex_create_qp_resp) resp2;
 	struct ib_uverbs_ex_create_qp_resp r2 = {
 		.base = { .qp_handle = 0x51, .qpn = 0x77 },
 		.response_length = sizeof(r2),
 	};
-	struct {
-		uint8_t hdr_and_core[8 + 32];
-		uint64_t drv;
-	} ocmd = { .drv = 1 };
-	struct ib_uverbs_create_qp_resp oresp, or = { .qp_handle = 0x70 };
-	struct ibv_pd pd = { .context = NULL, .handle = 2 };
-	struct ibv_cq cq = { .handle = 6 };
-	struct ibv_qp_init_attr_ex attr;
-	struct ibv_qp_open_attr oattr;
-	struct verbs_xrcd xrcd;
 	struct qp56 q56;
-	struct qp44 q44;
 
-	pd.context = ibctx;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = IBV_QPT_RC;
-	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
-	attr.pd = &pd;
-	attr.send_cq = &cq;
-	attr.recv_cq = &cq;
+	create_qp_ex_rc_prepare();
 	use_release(56);
 	set_wreply(&r2, sizeof(r2));
 	memset(&q56, 0xff, sizeof(q56));
 	ck_assert_int_eq(pabi_cmd_create_qp_ex2_34(ibctx, (struct verbs_qp *)&q56,
-					       &attr, &cmd2, sizeof(cmd2), &resp2,
-					       sizeof(resp2)), 0);
+					       &qrc.attr, &cmd2, sizeof(cmd2),
+					       &resp2, sizeof(resp2)), 0);
 	ck_assert_uint_eq(q56.qp.handle, 0x51);
 	ck_assert_uint_eq(q56.comp_mask, 0);
-	for (size_t i = 352; i < 360; i++)
-		ck_assert_uint_eq(q56.qp_ex[i], 0xff);
+	assert_qp56_tail_untouched(&q56);
 
 	use_release(44);
-	memset(&q44, 0xff, sizeof(q44));
-	ck_assert_int_eq(pabi_cmd_create_qp_ex2_34(ibctx, (struct verbs_qp *)&q44,
-					       &attr, &cmd2, sizeof(cmd2), &resp2,
-					       sizeof(resp2)), 0);
-	ck_assert_uint_eq(q44.comp_mask, 0);
+	memset(&qrc.qp, 0xff, sizeof(qrc.qp));
+	ck_assert_int_eq(pabi_cmd_create_qp_ex2_34(ibctx, (struct verbs_qp *)&qrc.qp,
+					       &qrc.attr, &cmd2, sizeof(cmd2),
+					       &resp2, sizeof(resp2)), 0);
+	ck_assert_uint_eq(qrc.qp.comp_mask, 0);
 
 	/* open_qp: the xrcd where the provider's verbs_qp has it */
-	memset(&xrcd, 0, sizeof(xrcd));
-	xrcd.handle = 0x45;
-	memset(&oattr, 0, sizeof(oattr));
-	oattr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
-			  IBV_QP_OPEN_ATTR_TYPE;
-	oattr.xrcd = &xrcd.xrcd;
-	oattr.qp_num = 0xabc;
-	oattr.qp_type = IBV_QPT_XRC_RECV;
+	open_qp_prepare();
+	oq.attr.comp_mask &= ~(uint32_t)IBV_QP_OPEN_ATTR_CONTEXT;
 	use_release(56);
-	set_wreply(&or, sizeof(or));
 	memset(&q56, 0xff, sizeof(q56));
-	ck_assert_int_eq(ibv_cmd_open_qp(ibctx, (struct verbs_qp *)&q56,
-					 sizeof(q56), &oattr, &ocmd, sizeof(ocmd),
-					 &oresp, sizeof(oresp)), 0);
+	ck_assert_int_eq(open_qp_call(&q56, sizeof(q56)), 0);
 	ck_assert_uint_eq(q56.comp_mask, VERBS_QP_XRCD);
-	ck_assert_ptr_eq(q56.xrcd, &xrcd);
-	for (size_t i = 352; i < 360; i++)
-		ck_assert_uint_eq(q56.qp_ex[i], 0xff);
+	ck_assert_ptr_eq(q56.xrcd, &oq.xrcd);
+	assert_qp56_tail_untouched(&q56);
 }
 END_TEST
 
