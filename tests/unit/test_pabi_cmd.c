@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -169,21 +168,9 @@ static void answer_obj(uint16_t attr_id, uint64_t handle)
 	answers[nanswers++] = (struct answer){ attr_id, handle, NULL, 0, -1 };
 }
 
-/* the same, only in commands of one object (ids repeat across methods) */
-static void answer_obj_of(uint16_t object, uint16_t attr_id, uint64_t handle)
-{
-	answers[nanswers++] = (struct answer){ attr_id, handle, NULL, 0, object };
-}
-
 static void answer_bytes(uint16_t attr_id, const void *bytes, size_t len)
 {
 	answers[nanswers++] = (struct answer){ attr_id, 0, bytes, len, -1 };
-}
-
-static void answer_bytes_of(uint16_t object, uint16_t attr_id,
-			    const void *bytes, size_t len)
-{
-	answers[nanswers++] = (struct answer){ attr_id, 0, bytes, len, object };
 }
 
 static int fake_ioctl(int fd, unsigned long request, void *arg)
@@ -258,22 +245,13 @@ static void assert_rec(uint16_t object_id, uint16_t method_id,
 	EQ(rec.hdr.reserved2, 0);
 }
 
-/* an inline input of len bytes holding val */
-static void assert_in_u64(uint16_t attr_id, uint64_t val)
+/* an inline input of len bytes holding val (a u32's upper half zero) */
+static void assert_in(uint16_t attr_id, unsigned int len, uint64_t val)
 {
 	const struct ib_uverbs_attr *a = rec_attr(attr_id, NULL);
 
-	ATTR_EQ(attr_id, "len", a->len, 8);
+	ATTR_EQ(attr_id, "len", a->len, len);
 	ATTR_EQ(attr_id, "data", a->data, val);
-	ATTR_EQ(attr_id, "flags", a->flags, UVERBS_ATTR_F_MANDATORY);
-}
-
-static void assert_in_u32(uint16_t attr_id, uint32_t val)
-{
-	const struct ib_uverbs_attr *a = rec_attr(attr_id, NULL);
-
-	ATTR_EQ(attr_id, "len", a->len, 4);
-	ATTR_EQ(attr_id, "data", a->data, val); /* the upper half zero */
 	ATTR_EQ(attr_id, "flags", a->flags, UVERBS_ATTR_F_MANDATORY);
 }
 
@@ -326,7 +304,9 @@ _Static_assert(offsetof(struct qp56, comp_mask) == 360 &&
 		       sizeof(struct qp56) == 376,
 	       "rdma-core 45-56's verbs_qp");
 
-static struct sv_context *ctx;
+static struct sv_context the_ctx;
+static struct sv_context *ctx = &the_ctx;
+#define IBCTX the_ctx.vctx.context      /* *ibctx, for the tables */
 static struct ibv_context *ibctx;
 static struct verbs_device vdev;
 
@@ -341,8 +321,7 @@ static void use_release(unsigned int release)
 
 static void setup(void)
 {
-	ctx = calloc(1, sizeof(*ctx));
-	ck_assert_ptr_nonnull(ctx);
+	memset(ctx, 0, sizeof(*ctx));
 	ctx->core.ops = sv_default_ops;
 	ctx->core.driver_id = RDMA_DRIVER_MLX5;
 	use_release(44);
@@ -358,21 +337,12 @@ static void setup(void)
 	pthread_mutex_init(&ibctx->mutex, NULL);
 	sv_cmd_write_fn = fake_write;
 	sv_cmd_ioctl_fn = fake_ioctl;
-	nwrites = 0;
-	write_errno = 0;
+	nwrites = write_errno = nioctls = ioctl_errno = nanswers = 0;
 	wreply_len = 0;
 	memset(wcmd, 0, sizeof(wcmd));
-	nioctls = 0;
-	ioctl_errno = 0;
-	nanswers = 0;
 	memset(&rec, 0, sizeof(rec));
 	verbs_allow_disassociate_destroy = false;
 	cur = "";
-}
-
-static void teardown(void)
-{
-	free(ctx);
 }
 
 /* A provider's request: the headers and the core command (n bytes),
@@ -463,8 +433,7 @@ static struct ibv_command_buffer *pv_init(struct pv_cmdb *c, uint16_t object,
 	c->b.next = link;
 	c->b.hdr.object_id = object;
 	c->b.hdr.method_id = method;
-	c->b.uhw_in_idx = SV_UHW_NO_INDEX;
-	c->b.uhw_out_idx = SV_UHW_NO_INDEX;
+	c->b.uhw_in_idx = c->b.uhw_out_idx = SV_UHW_NO_INDEX;
 	c->b.next_attr = c->b.hdr.attrs;
 	c->b.last_attr = c->b.hdr.attrs + nattrs;
 	return &c->b;
@@ -491,12 +460,6 @@ static struct ib_uverbs_attr *pv_in_u32(struct ibv_command_buffer *b,
 	a->len = sizeof(v);
 	memcpy(&a->data, &v, sizeof(v));
 	return a;
-}
-
-static struct ib_uverbs_attr *pv_out_obj(struct ibv_command_buffer *b,
-					 uint16_t id)
-{
-	return pv_next(b, id);
 }
 
 static struct ib_uverbs_attr *pv_ptr(struct ibv_command_buffer *b,
@@ -565,7 +528,7 @@ static void build_chain(struct chain *c, const void *uhw_in, size_t uhw_len)
 
 	drv = pv_init(&c->drv, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 4,
 		      NULL);
-	c->drv_obj = pv_out_obj(drv, DRV_ATTR(1));
+	c->drv_obj = pv_next(drv, DRV_ATTR(1));  /* an output object */
 	c->drv_ptr = pv_ptr(drv, DRV_ATTR(2), &c->drv_out, sizeof(c->drv_out));
 	compat = pv_init(&c->compat, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
 			 2, drv);
@@ -583,6 +546,8 @@ START_TEST(chain_is_linearized_and_answers_copied_back)
 	const uint64_t drv_in = 0x8877665544332211ULL;
 	const uint8_t uhw_answer[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
 	const uint32_t out_answer = 0xfeed, drv_answer = 0xbeef;
+	const uint16_t order[6] = { 1, 2, UVERBS_ATTR_UHW_IN, UVERBS_ATTR_UHW_OUT,
+				    DRV_ATTR(1), DRV_ATTR(2) };
 	struct chain c;
 	int i;
 
@@ -600,14 +565,10 @@ START_TEST(chain_is_linearized_and_answers_copied_back)
 	assert_rec(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 6);
 	ck_assert_uint_eq(rec.hdr.length, 24 + 6 * 16);
 	/* ours first, then each link in chain order */
-	ck_assert_uint_eq(rec.attrs[0].attr_id, 1);
-	ck_assert_uint_eq(rec.attrs[1].attr_id, 2);
-	ck_assert_uint_eq(rec.attrs[2].attr_id, UVERBS_ATTR_UHW_IN);
-	ck_assert_uint_eq(rec.attrs[3].attr_id, UVERBS_ATTR_UHW_OUT);
-	ck_assert_uint_eq(rec.attrs[4].attr_id, DRV_ATTR(1));
-	ck_assert_uint_eq(rec.attrs[5].attr_id, DRV_ATTR(2));
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 6; i++) {
+		ck_assert_uint_eq(rec.attrs[i].attr_id, order[i]);
 		ck_assert_uint_eq(rec.attrs[i].flags, UVERBS_ATTR_F_MANDATORY);
+	}
 	/* the 8-byte UHW_IN went inline, the UHW_OUT stays an address */
 	ck_assert_uint_eq(rec.attrs[2].len, 8);
 	ck_assert(rec.attrs[2].data == drv_in);
@@ -777,7 +738,7 @@ enum { AC_END, AC_U64, AC_U32, AC_OBJ, AC_OUT, AC_AT, AC_LEN, AC_DATA,
 
 /* one check of a recorded attribute: val is the value, the length or
  * the position; p the address it must carry or the bytes behind it.
- * A_U64/U32/OBJ/OUT are assert_in_u64 and the others; A_U64P a u64
+ * A_U64/U32/OBJ/OUT are assert_in and the others; A_U64P a u64
  * holding an address; A_AT(i, id): the i-th attribute sent; A_ELEM the
  * enum element; A_MEM the bytes behind a pointer. */
 struct acheck {
@@ -786,17 +747,17 @@ struct acheck {
 	uint64_t val;
 	const void *p;
 };
-#define A_U64(id, v) { AC_U64, UVERBS_ATTR_##id, (v), NULL }       /* assert_in_u64 */
-#define A_U64P(id, p) { AC_U64, UVERBS_ATTR_##id, 0, (p) }         /* ... of an address */
+#define A_U64(id, v) { AC_U64, UVERBS_ATTR_##id, (v), NULL }
+#define A_U64P(id, p) { AC_U64, UVERBS_ATTR_##id, 0, (p) }
 #define A_U32(id, v) { AC_U32, UVERBS_ATTR_##id, (v), NULL }
 #define A_OBJ(id, h) { AC_OBJ, UVERBS_ATTR_##id, (h), NULL }
 #define A_OUT(id, p, n) { AC_OUT, UVERBS_ATTR_##id, (n), (p) }
-#define A_AT(i, id) { AC_AT, UVERBS_ATTR_##id, (i), NULL }         /* the i-th sent */
+#define A_AT(i, id) { AC_AT, UVERBS_ATTR_##id, (i), NULL }
 #define A_LEN(id, n) { AC_LEN, UVERBS_ATTR_##id, (n), NULL }
 #define A_DATA(id, v) { AC_DATA, UVERBS_ATTR_##id, (v), NULL }
 #define A_PTR(id, p) { AC_PTR, UVERBS_ATTR_##id, 0, (p) }
-#define A_ELEM(id, v) { AC_ELEM, UVERBS_ATTR_##id, (v), NULL }     /* enum element */
-#define A_MEM(id, p, n) { AC_MEM, UVERBS_ATTR_##id, (n), (p) }     /* bytes behind it */
+#define A_ELEM(id, v) { AC_ELEM, UVERBS_ATTR_##id, (v), NULL }
+#define A_MEM(id, p, n) { AC_MEM, UVERBS_ATTR_##id, (n), (p) }
 #define A_FLAGS(id, v) { AC_FLAGS, UVERBS_ATTR_##id, (v), NULL }
 
 /* the macros name attributes without UVERBS_ATTR_; driver attributes
@@ -805,12 +766,15 @@ struct acheck {
 #define UVERBS_ATTR_DRV_NS(n) DRV_NS(n)
 
 /* the kernel's answers (a list ends at an entry with neither) */
-#define ANS_OBJ(id, h) \
-	{ .attr_id = UVERBS_ATTR_##id, .obj = (h), .object = -1 }
-#define ANS_U32(id, v) { .attr_id = UVERBS_ATTR_##id, \
-	.bytes = (const uint32_t[]){ v }, .len = 4, .object = -1 }
-#define ANS_U64(id, v) { .attr_id = UVERBS_ATTR_##id, \
-	.bytes = (const uint64_t[]){ v }, .len = 8, .object = -1 }
+#define ANS_OBJ_OF(o, id, h) \
+	{ .attr_id = UVERBS_ATTR_##id, .obj = (h), .object = (o) }
+#define ANS_U32_OF(o, id, v) { .attr_id = UVERBS_ATTR_##id, \
+	.bytes = (const uint32_t[]){ v }, .len = 4, .object = (o) }
+#define ANS_U64_OF(o, id, v) { .attr_id = UVERBS_ATTR_##id, \
+	.bytes = (const uint64_t[]){ v }, .len = 8, .object = (o) }
+#define ANS_OBJ(id, h) ANS_OBJ_OF(-1, id, h)
+#define ANS_U32(id, v) ANS_U32_OF(-1, id, v)
+#define ANS_U64(id, v) ANS_U64_OF(-1, id, v)
 
 struct ioctl_case {
 	const char *name;
@@ -834,10 +798,10 @@ static void assert_attr(const struct acheck *c)
 
 	switch (c->kind) {
 	case AC_U64:
-		assert_in_u64(c->id, c->p ? (uintptr_t)c->p : c->val);
+		assert_in(c->id, 8, c->p ? (uintptr_t)c->p : c->val);
 		return;
 	case AC_U32:
-		assert_in_u32(c->id, (uint32_t)c->val);
+		assert_in(c->id, 4, (uint32_t)c->val);
 		return;
 	case AC_OBJ:
 		assert_in_obj(c->id, (uint32_t)c->val);
@@ -932,14 +896,6 @@ static int query_context_send(void)
 		pv_in_u32(d, DRV_ATTR(1), 0xc0ffee);
 	}
 	return ibv_cmd_query_context(ibctx, d);
-}
-
-static void query_context_check(void)
-{
-	assert_out(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
-		   &ibctx->num_comp_vectors, 4);
-	EQ(ibctx->num_comp_vectors, 7);
-	EQ(ctx->core.core_support, CORE_SUPPORT);
 }
 
 static int query_mr_send(void)
@@ -1144,23 +1100,11 @@ static int get_context_send(void)
 	static const struct ib_uverbs_get_context_resp r = {
 		.async_fd = 5, .num_comp_vectors = 2,
 	};
-	static const uint32_t vectors = 4;
-	static const uint64_t core_support = 1;
 	struct ibv_fd_arr arr = { .arr = io.arg == 1 ? io.fds : NULL,
 				  .count = 3 };
 
 	io.gcmd.drv = 0xabc;
 	set_wreply(&r, sizeof(r));
-	if (io.arg == 1) {
-		answer_bytes_of(UVERBS_OBJECT_DEVICE,
-				UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS,
-				&vectors, 4);
-		answer_bytes_of(UVERBS_OBJECT_DEVICE,
-				UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT,
-				&core_support, 8);
-		answer_obj_of(UVERBS_OBJECT_ASYNC_EVENT,
-			      UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 61);
-	}
 	if (io.arg == 3)
 		return pabi_cmd_get_context_34(&ctx->vctx, &io.gcmd,
 					       sizeof(io.gcmd), &io.gresp,
@@ -1168,22 +1112,6 @@ static int get_context_send(void)
 	return ibv_cmd_get_context(&ctx->vctx, &io.gcmd, sizeof(io.gcmd),
 				   io.arg ? &arr : NULL, &io.gresp,
 				   sizeof(io.gresp));
-}
-
-static void get_context_check(void)
-{
-	EQ(ibctx->async_fd, 5);
-}
-
-static void get_context_fds_check(void)
-{
-	EQ(nioctls, 2);
-	/* the last ioctl made the async fd */
-	EQ(rec.hdr.object_id, UVERBS_OBJECT_ASYNC_EVENT);
-	EQ(rec.hdr.method_id, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
-	EQ(ibctx->async_fd, 61);
-	EQ(ibctx->num_comp_vectors, 4);
-	EQ(ctx->core.core_support, 1);
 }
 
 /* the GET_CONTEXT ioctl itself (the first of the two): the fd array as
@@ -1374,9 +1302,11 @@ static const struct ioctl_case ioctl_cases[] = {
 	  .answers = { ANS_U32(QUERY_CONTEXT_NUM_COMP_VECTORS, 7),
 		       ANS_U64(QUERY_CONTEXT_CORE_SUPPORT, CORE_SUPPORT) },
 	  .send = query_context_send, OM(DEVICE, QUERY_CONTEXT), .nattrs = 3,
-	  .attrs = { A_AT(1, QUERY_CONTEXT_CORE_SUPPORT), A_LEN(QUERY_CONTEXT_CORE_SUPPORT, 8),
+	  .attrs = { A_OUT(QUERY_CONTEXT_NUM_COMP_VECTORS, &IBCTX.num_comp_vectors, 4),
+		     A_AT(1, QUERY_CONTEXT_CORE_SUPPORT), A_LEN(QUERY_CONTEXT_CORE_SUPPORT, 8),
 		     A_AT(2, DRV(1)), A_DATA(DRV(1), 0xc0ffee) },
-	  .x = { X(vdev.core_support, CORE_SUPPORT) }, .check = query_context_check },
+	  .x = { X(IBCTX.num_comp_vectors, 7), X(vdev.core_support, CORE_SUPPORT),
+		 X(the_ctx.core.core_support, CORE_SUPPORT) } },
 	/* a kernel without the method: its answer, nothing changed */
 	{ "query_context on an old kernel", .ioctl_errno = ENOTTY,
 	  .answers = { ANS_U64(QUERY_CONTEXT_CORE_SUPPORT, CORE_SUPPORT) },
@@ -1535,15 +1465,20 @@ static const struct ioctl_case ioctl_cases[] = {
 	  .send = export_dmabuf_fd_send, .ret = -1, .err = EOPNOTSUPP, OM(DMABUF, DMABUF_ALLOC),
 	  .nattrs = 2 },
 	{ "get_context without fds: the write", .release = 57, .send = get_context_send,
-	  .nattrs = ANY_SENT, .x = { X(nwrites, 1) }, .check = get_context_check },
+	  .nattrs = ANY_SENT, .x = { X(nwrites, 1), X(IBCTX.async_fd, 5) } },
 	{ "get_context_34: the write", .release = 57, .send = get_context_send, .arg = 3,
-	  .nattrs = ANY_SENT, .x = { X(nwrites, 1) }, .check = get_context_check },
-	/* the provider's copy of the core reply is filled too */
+	  .nattrs = ANY_SENT, .x = { X(nwrites, 1), X(IBCTX.async_fd, 5) } },
+	/* the last ioctl made the async fd; the provider's copy of the core
+	 * reply is filled too */
 	{ "get_context with fds: two ioctls", .release = 57, .send = get_context_send, .arg = 1,
+	  .answers = { ANS_U32_OF(UVERBS_OBJECT_DEVICE, GET_CONTEXT_NUM_COMP_VECTORS, 4),
+		       ANS_U64_OF(UVERBS_OBJECT_DEVICE, GET_CONTEXT_CORE_SUPPORT, 1),
+		       ANS_OBJ_OF(UVERBS_OBJECT_ASYNC_EVENT, ASYNC_EVENT_ALLOC_FD_HANDLE, 61) },
 	  .nattrs = ANY_SENT,
-	  .x = { X(nwrites, 0), X(io.gresp.core.async_fd, 61),
-		 X(io.gresp.core.num_comp_vectors, 4) },
-	  .check = get_context_fds_check },
+	  .x = { X(nwrites, 0), X(nioctls, 2), X(rec.hdr.object_id, UVERBS_OBJECT_ASYNC_EVENT),
+		 X(rec.hdr.method_id, UVERBS_METHOD_ASYNC_EVENT_ALLOC), X(IBCTX.async_fd, 61),
+		 X(IBCTX.num_comp_vectors, 4), X(the_ctx.core.core_support, 1),
+		 X(io.gresp.core.async_fd, 61), X(io.gresp.core.num_comp_vectors, 4) } },
 	{ "get_context with missing fds", .release = 57, .send = get_context_send, .arg = 2,
 	  .ret = EINVAL },
 	/* 12 bytes: by address (8 or fewer would be inline) */
@@ -2994,7 +2929,7 @@ static Suite *make_pabi_cmd_suite(void)
 	TCase *post = tcase_create("kernel data path");
 	TCase *gens = tcase_create("generations");
 
-	tcase_add_checked_fixture(ioctl_tc, setup, teardown);
+	tcase_add_checked_fixture(ioctl_tc, setup, NULL);
 	tcase_add_test(ioctl_tc, final_num_attrs_counts_every_link);
 	tcase_add_test(ioctl_tc, chain_is_linearized_and_answers_copied_back);
 	tcase_add_test(ioctl_tc, uhw_in_longer_than_8_stays_a_pointer);
@@ -3006,13 +2941,13 @@ static Suite *make_pabi_cmd_suite(void)
 	tcase_add_test(ioctl_tc, kernel_error_is_positive_and_leaves_links);
 	suite_add_tcase(s, ioctl_tc);
 
-	tcase_add_checked_fixture(ioctl_cmds, setup, teardown);
+	tcase_add_checked_fixture(ioctl_cmds, setup, NULL);
 	tcase_add_loop_test(ioctl_cmds, ioctl_command, 0,
 			    (int)(sizeof(ioctl_cases) / sizeof(ioctl_cases[0])));
 	tcase_add_test(ioctl_cmds, destroy_of_a_dead_device);
 	suite_add_tcase(s, ioctl_cmds);
 
-	tcase_add_checked_fixture(write_cmds, setup, teardown);
+	tcase_add_checked_fixture(write_cmds, setup, NULL);
 	tcase_add_loop_test(write_cmds, write_command_layout, 0,
 			    (int)(sizeof(write_cases) / sizeof(write_cases[0])));
 	tcase_add_test(write_cmds, open_xrcd_old_struct_and_bad_input);
@@ -3029,13 +2964,13 @@ static Suite *make_pabi_cmd_suite(void)
 	tcase_add_test(write_cmds, create_flow_bad_specs);
 	suite_add_tcase(s, write_cmds);
 
-	tcase_add_checked_fixture(gens, setup, teardown);
+	tcase_add_checked_fixture(gens, setup, NULL);
 	tcase_add_test(gens, create_qp_ex_writes_where_each_generation_has_comp_mask);
 	tcase_add_test(gens, create_qp_ex2_and_open_qp_by_generation);
 	tcase_add_test(gens, wr_opcode_names);
 	suite_add_tcase(s, gens);
 
-	tcase_add_checked_fixture(post, setup, teardown);
+	tcase_add_checked_fixture(post, setup, NULL);
 	tcase_add_test(post, poll_cq_errors);
 	tcase_add_test(post, post_send_names_the_bad_request);
 	tcase_add_test(post, post_send_ud_without_ah);
