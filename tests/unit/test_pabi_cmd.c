@@ -354,8 +354,10 @@ static void setup(void)
 struct pv_create_cq_ex PV_CMD(24 + 32);
 struct pv_create_cq_ex_resp PV_RESP(struct ib_uverbs_ex_create_cq_resp);
 
-/* one value in the provider's objects after a call (a list ends at
- * width 0): an integer of its width, or a pointer */
+/* ---- what the tables check in the provider's objects ------------------------------
+ * One value after a call (a list ends at width 0): an integer of its
+ * width (X), a pointer (XP), the context (XCTX) or bytes (XMEM, XMEMN);
+ * a failure names the case and the field. */
 struct xcheck {
 	const void *at;
 	uint8_t width;
@@ -858,7 +860,11 @@ static struct {
 	struct ib_uverbs_flow_action_esp_encap encap;
 	uint8_t keymat[20];
 	uint64_t u64[3];                        /* what comes back */
-	uint8_t ring[4096], port[64];
+	uint8_t ring[4096];
+	union {
+		uint8_t b[64];
+		struct ibv_port_attr a;
+	} port;
 	char buf[64];
 	int fds[3];
 	struct PV_CMD(8 + 8) gcmd;
@@ -1061,20 +1067,8 @@ static int query_port_send(void)
 	memcpy(resp_ex, &legacy, sizeof(legacy));
 	memcpy(resp_ex + 44, &speed, sizeof(speed));
 	answer_bytes(UVERBS_ATTR_QUERY_PORT_RESP, resp_ex, sizeof(resp_ex));
-	memset(io.port, 0xab, sizeof(io.port));
-	return ibv_cmd_query_port(ibctx, 1, (struct ibv_port_attr *)io.port,
-				  NULL, 0);
-}
-
-static void query_port_check(void)
-{
-	EQ(((struct ibv_port_attr *)io.port)->state, IBV_PORT_ACTIVE);
-	if (ctx->core.layout == &pabi_gen_of_release(48)->layout) {
-		EQ(io.port[52], 0xab);
-		return;
-	}
-	EQ(u32_at(io.port, 52), 0x80);
-	EQ(io.port[56], 0xab);
+	memset(io.port.b, 0xab, sizeof(io.port.b));
+	return ibv_cmd_query_port(ibctx, 1, &io.port.a, NULL, 0);
 }
 
 /* arg: the built-in default, which asks the same; a driver without it
@@ -1190,27 +1184,20 @@ static int create_cq_ex_send(void)
 	io.cqcmd.drv = 0x99;
 	io.cqa.cqe = 60;
 	set_wreply(&r, sizeof(r));
-	switch (io.arg) {
-	case 1:
-		return ibv_cmd_create_cq_ex(ibctx, &io.cqa, &va, &io.cq,
-					    &io.cqcmd, sizeof(io.cqcmd),
-					    &io.cqresp, sizeof(io.cqresp),
-					    CREATE_CQ_CMD_FLAGS_WITH_MEM_VA);
-	case 2:
+	if (io.arg == 2)
 		return ibv_cmd_create_cq_ex2(ibctx, &io.cqa, &dmabuf, &io.cq,
 					     &io.cqcmd, sizeof(io.cqcmd),
 					     &io.cqresp, sizeof(io.cqresp),
 					     CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF,
 					     NULL);
-	case 4:
+	if (io.arg == 4)
 		return pabi_cmd_create_cq_ex_34(ibctx, &io.cqa, &io.cq,
 						&io.cqcmd, sizeof(io.cqcmd),
 						&io.cqresp, sizeof(io.cqresp),
 						CREATE_CQ_CMD_FLAGS_WITH_MEM_VA);
-	}
-	return ibv_cmd_create_cq_ex(ibctx, &io.cqa, NULL, &io.cq, &io.cqcmd,
-				    sizeof(io.cqcmd), &io.cqresp,
-				    sizeof(io.cqresp),
+	return ibv_cmd_create_cq_ex(ibctx, &io.cqa, io.arg == 1 ? &va : NULL,
+				    &io.cq, &io.cqcmd, sizeof(io.cqcmd),
+				    &io.cqresp, sizeof(io.cqresp),
 				    io.arg ? CREATE_CQ_CMD_FLAGS_WITH_MEM_VA : 0);
 }
 
@@ -1448,9 +1435,13 @@ static const struct ioctl_case ioctl_cases[] = {
 	{ "destroy_flow_action", .send = destroy_send, OM(FLOW_ACTION, FLOW_ACTION_DESTROY),
 	  .nattrs = 1, .attrs = { A_OBJ(DESTROY_FLOW_ACTION_HANDLE, 0x99) } },
 	{ "query_port of a 56 provider", .release = 56, .send = query_port_send,
-	  .nattrs = ANY_SENT, .check = query_port_check },
+	  .nattrs = ANY_SENT,
+	  .x = { X(io.port.a.state, IBV_PORT_ACTIVE),
+		 XMEMN(io.port.b[52], (const uint32_t[]){ 0x80 }, 4),
+		 X(io.port.b[56], 0xab) } },
 	{ "query_port of a 48 provider", .release = 48, .send = query_port_send,
-	  .nattrs = ANY_SENT, .check = query_port_check },
+	  .nattrs = ANY_SENT,
+	  .x = { X(io.port.a.state, IBV_PORT_ACTIVE), X(io.port.b[52], 0xab) } },
 	{ "query_port_speed", .release = 62,
 	  .answers = { ANS_U64(QUERY_PORT_SPEED_RESP, 4000) }, .send = query_port_speed_send,
 	  OM(DEVICE, QUERY_PORT_SPEED), .nattrs = 2,
