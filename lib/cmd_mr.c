@@ -95,11 +95,13 @@ int sv_cmd_dereg_mr(struct ibv_mr *mr)
 	return sv_cmd_send(mr->context, &cmd, sizeof(cmd));
 }
 
-int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-		     uint32_t flags, const struct ibv_sge *sg_list,
-		     uint32_t num_sge)
+int sv_cmd_advise_mr_linked(struct ibv_pd *pd,
+			    enum ibv_advise_mr_advice advice, uint32_t flags,
+			    const struct ibv_sge *sg_list, uint32_t num_sge,
+			    const struct sv_ioctl_link *link)
 {
-	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4);
+	SV_IOCTL_DECLARE_LINKED(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR,
+				4, link);
 
 	sv_ioctl_in_obj(cmd, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
 	sv_ioctl_in_u64(cmd, UVERBS_ATTR_ADVISE_MR_ADVICE, (uint64_t)advice);
@@ -108,6 +110,14 @@ int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 	sv_ioctl_in_ptr(cmd, UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list,
 			sv_ioctl_array_len(sizeof(*sg_list), num_sge));
 	return sv_ioctl_exec(pd->context, cmd);
+}
+
+int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, const struct ibv_sge *sg_list,
+		     uint32_t num_sge)
+{
+	return sv_cmd_advise_mr_linked(pd, advice, flags, sg_list, num_sge,
+				       NULL);
 }
 
 /* REG_DMABUF_MR (ioctl only): the dma-buf's pages, not a user range, so

@@ -326,6 +326,23 @@ int sv_cmd_reg_dmabuf_mr_linked(struct ibv_pd *pd, uint64_t offset,
 				int access, struct sv_mr *smr,
 				const struct sv_ioctl_link *link);
 
+/* The commands of provider.h's sv_cmd_advise_mr, sv_cmd_query_context and
+ * sv_cmd_query_port_speed, sent through link (lib/pabi/: rdma-core's
+ * ibv_cmd_*, a failure's errno left in errno too) or as the core sends
+ * when NULL. They return the kernel's errno as it is: the core's own
+ * wrappers read a missing method. query_context: the kernel writes the
+ * vector count (a u32) to *vectors; core_support goes to the core state
+ * on success. query_port_speed: the kernel writes *speed. */
+int sv_cmd_advise_mr_linked(struct ibv_pd *pd,
+			    enum ibv_advise_mr_advice advice, uint32_t flags,
+			    const struct ibv_sge *sg_list, uint32_t num_sge,
+			    const struct sv_ioctl_link *link);
+int sv_cmd_query_context_linked(struct ibv_context *ctx, uint32_t *vectors,
+				const struct sv_ioctl_link *link);
+int sv_cmd_query_port_speed_linked(struct ibv_context *ctx, uint32_t port_num,
+				   uint64_t *speed,
+				   const struct sv_ioctl_link *link);
+
 /* The core part of a CQ the kernel made (context, channel, handle, cqe,
  * mutex, cond, event counters). */
 void sv_cmd_cq_init(struct sv_cq *cq, struct ibv_context *ctx,
