@@ -349,6 +349,13 @@ void sv_cmd_cq_init(struct sv_cq *cq, struct ibv_context *ctx,
 		    struct ibv_comp_channel *channel, uint32_t handle,
 		    uint32_t cqe);
 
+/* The core part of a QP the kernel made (context, what attr names,
+ * handle, number, state RESET, event counter, mutex, cond), and the caps
+ * it granted into attr->cap. */
+void sv_cmd_qp_init(struct ibv_qp *qp, struct ibv_context *ctx,
+		    struct ibv_qp_init_attr_ex *attr,
+		    const struct ib_uverbs_create_qp_resp *resp);
+
 /* CREATE_QP for a bare struct ibv_qp (rdma-core's ibv_cmd_create_qp):
  * nothing written behind it. ex: the extended command. */
 int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
