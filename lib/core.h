@@ -319,6 +319,11 @@ static inline int sv_ioctl_unsupported(int err)
 	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
 }
 
+/* An MR the kernel registered: its context and pd, what it covers, its
+ * handle and keys, type (SV_MR_TYPE_*) and access flags. */
+void sv_cmd_mr_init(struct sv_mr *smr, struct ibv_pd *pd, uint32_t handle,
+		    uint32_t lkey, uint32_t rkey, void *addr, size_t length,
+		    uint32_t mr_type, int access);
 /* sv_cmd_reg_dmabuf_mr (provider.h) with a caller's attributes sent along
  * (lib/pabi/: an rdma-core provider's), or none when link is NULL. */
 int sv_cmd_reg_dmabuf_mr_linked(struct ibv_pd *pd, uint64_t offset,
