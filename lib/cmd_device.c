@@ -28,40 +28,57 @@ int sv_cmd_get_context(struct ibv_context *ibctx, struct sv_udata *udata)
 	return sv_cmd_query_context(ibctx);
 }
 
-int sv_cmd_query_context(struct ibv_context *ctx)
+int sv_cmd_query_context_linked(struct ibv_context *ctx, uint32_t *vectors,
+				const struct sv_ioctl_link *link)
 {
-	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT,
-			 2);
+	SV_IOCTL_DECLARE_LINKED(cmd, UVERBS_OBJECT_DEVICE,
+				UVERBS_METHOD_QUERY_CONTEXT, 2, link);
 	uint64_t core_support = 0;
-	uint32_t vectors = 0;
 	int ret;
 
-	/* Only the ioctl tells what the core supports (optional MR access
-	 * bits); kernels without it support nothing optional. */
-	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors,
-		     sizeof(vectors));
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, vectors,
+		     sizeof(*vectors));
 	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
 		     &core_support, sizeof(core_support));
 	ret = sv_ioctl_exec(ctx, cmd);
-	if (sv_ioctl_unsupported(ret))
-		return 0;
 	if (ret)
 		return ret;
 	sv_priv(ctx)->core_support = core_support;
 	return 0;
 }
 
+int sv_cmd_query_context(struct ibv_context *ctx)
+{
+	uint32_t vectors = 0;
+	int ret;
+
+	/* Only the ioctl tells what the core supports (optional MR access
+	 * bits); kernels without it support nothing optional. GET_CONTEXT
+	 * has told the vector count already. */
+	ret = sv_cmd_query_context_linked(ctx, &vectors, NULL);
+	return sv_ioctl_unsupported(ret) ? 0 : ret;
+}
+
+int sv_cmd_query_port_speed_linked(struct ibv_context *ctx, uint32_t port_num,
+				   uint64_t *speed,
+				   const struct sv_ioctl_link *link)
+{
+	SV_IOCTL_DECLARE_LINKED(cmd, UVERBS_OBJECT_DEVICE,
+				UVERBS_METHOD_QUERY_PORT_SPEED, 2, link);
+
+	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num);
+	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, speed,
+		     sizeof(*speed));
+	return sv_ioctl_exec(ctx, cmd);
+}
+
 int sv_cmd_query_port_speed(struct ibv_context *ctx, uint32_t port_num,
 			    uint64_t *speed)
 {
-	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE,
-			 UVERBS_METHOD_QUERY_PORT_SPEED, 2);
 	uint64_t v = 0;
 	int ret;
 
-	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num);
-	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, &v, sizeof(v));
-	ret = sv_ioctl_exec(ctx, cmd);
+	ret = sv_cmd_query_port_speed_linked(ctx, port_num, &v, NULL);
 	if (sv_ioctl_unsupported(ret)) {
 		/* no method (a kernel before it) or no driver op (rxe, siw) */
 		sv_dbg("%s port %u: the kernel reports no effective speed (%s)",

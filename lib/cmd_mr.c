@@ -6,6 +6,21 @@
 
 #include "core.h"
 
+void sv_cmd_mr_init(struct sv_mr *smr, struct ibv_pd *pd, uint32_t handle,
+		    uint32_t lkey, uint32_t rkey, void *addr, size_t length,
+		    uint32_t mr_type, int access)
+{
+	smr->mr.context = pd->context;
+	smr->mr.pd = pd;
+	smr->mr.addr = addr;
+	smr->mr.length = length;
+	smr->mr.handle = handle;
+	smr->mr.lkey = lkey;
+	smr->mr.rkey = rkey;
+	smr->mr_type = mr_type;
+	smr->access = access;
+}
+
 int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		  uint64_t hca_va, int access, struct sv_mr *smr,
 		  struct sv_udata *udata)
@@ -25,7 +40,6 @@ int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			 .pd_handle = pd->handle,
 			 .access_flags = (uint32_t)access },
 	};
-	struct ibv_mr *mr = &smr->mr;
 	int ret;
 
 	/* on every registration's path: laid out here unless driver data
@@ -38,15 +52,8 @@ int sv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		ret = sv_cmd_send(pd->context, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	smr->mr_type = SV_MR_TYPE_MR;
-	smr->access = access;
-	mr->context = pd->context;
-	mr->pd = pd;
-	mr->addr = addr;
-	mr->length = length;
-	mr->handle = resp.mr_handle;
-	mr->lkey = resp.lkey;
-	mr->rkey = resp.rkey;
+	sv_cmd_mr_init(smr, pd, resp.mr_handle, resp.lkey, resp.rkey, addr,
+		       length, SV_MR_TYPE_MR, access);
 	return 0;
 }
 
@@ -95,11 +102,13 @@ int sv_cmd_dereg_mr(struct ibv_mr *mr)
 	return sv_cmd_send(mr->context, &cmd, sizeof(cmd));
 }
 
-int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-		     uint32_t flags, const struct ibv_sge *sg_list,
-		     uint32_t num_sge)
+int sv_cmd_advise_mr_linked(struct ibv_pd *pd,
+			    enum ibv_advise_mr_advice advice, uint32_t flags,
+			    const struct ibv_sge *sg_list, uint32_t num_sge,
+			    const struct sv_ioctl_link *link)
 {
-	SV_IOCTL_DECLARE(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4);
+	SV_IOCTL_DECLARE_LINKED(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR,
+				4, link);
 
 	sv_ioctl_in_obj(cmd, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
 	sv_ioctl_in_u64(cmd, UVERBS_ATTR_ADVISE_MR_ADVICE, (uint64_t)advice);
@@ -108,6 +117,14 @@ int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 	sv_ioctl_in_ptr(cmd, UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list,
 			sv_ioctl_array_len(sizeof(*sg_list), num_sge));
 	return sv_ioctl_exec(pd->context, cmd);
+}
+
+int sv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, const struct ibv_sge *sg_list,
+		     uint32_t num_sge)
+{
+	return sv_cmd_advise_mr_linked(pd, advice, flags, sg_list, num_sge,
+				       NULL);
 }
 
 /* REG_DMABUF_MR (ioctl only): the dma-buf's pages, not a user range, so
@@ -140,16 +157,10 @@ int sv_cmd_reg_dmabuf_mr_linked(struct ibv_pd *pd, uint64_t offset,
 	ret = sv_ioctl_exec(pd->context, cmd);
 	if (ret)
 		return ret;
-	smr->mr.handle = (uint32_t)handle->data;
-	smr->mr.context = pd->context;
-	smr->mr.pd = pd;
-	smr->mr.lkey = lkey;
-	smr->mr.rkey = rkey;
 	/* the MR's "address" is the offset into the dma-buf */
-	smr->mr.addr = (void *)(uintptr_t)offset;
-	smr->mr.length = length;
-	smr->mr_type = SV_MR_TYPE_DMABUF_MR;
-	smr->access = access;
+	sv_cmd_mr_init(smr, pd, (uint32_t)handle->data, lkey, rkey,
+		       (void *)(uintptr_t)offset, length, SV_MR_TYPE_DMABUF_MR,
+		       access);
 	return 0;
 }
 

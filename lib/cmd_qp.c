@@ -8,8 +8,8 @@
 
 #include "core.h"
 
-static void init_qp(struct ibv_qp *q, struct ibv_context *ctx,
-		    const struct ibv_qp_init_attr_ex *attr,
+void sv_cmd_qp_init(struct ibv_qp *q, struct ibv_context *ctx,
+		    struct ibv_qp_init_attr_ex *attr,
 		    const struct ib_uverbs_create_qp_resp *resp)
 {
 	q->context = ctx;
@@ -25,16 +25,12 @@ static void init_qp(struct ibv_qp *q, struct ibv_context *ctx,
 	q->events_completed = 0;
 	pthread_mutex_init(&q->mutex, NULL);
 	pthread_cond_init(&q->cond, NULL);
-}
-
-static void granted_caps(struct ibv_qp_cap *cap,
-			 const struct ib_uverbs_create_qp_resp *resp)
-{
-	cap->max_send_wr = resp->max_send_wr;
-	cap->max_recv_wr = resp->max_recv_wr;
-	cap->max_send_sge = resp->max_send_sge;
-	cap->max_recv_sge = resp->max_recv_sge;
-	cap->max_inline_data = resp->max_inline_data;
+	/* what the kernel granted */
+	attr->cap.max_send_wr = resp->max_send_wr;
+	attr->cap.max_recv_wr = resp->max_recv_wr;
+	attr->cap.max_send_sge = resp->max_send_sge;
+	attr->cap.max_recv_sge = resp->max_recv_sge;
+	attr->cap.max_inline_data = resp->max_inline_data;
 }
 
 int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
@@ -103,8 +99,7 @@ int sv_cmd_create_qp_base(struct ibv_context *ctx, struct ibv_qp *qp,
 	}
 	if (ret)
 		return ret;
-	init_qp(qp, ctx, attr, base);
-	granted_caps(&attr->cap, base);
+	sv_cmd_qp_init(qp, ctx, attr, base);
 	return 0;
 }
 

@@ -319,6 +319,11 @@ static inline int sv_ioctl_unsupported(int err)
 	return err == ENOTTY || err == EPROTONOSUPPORT || err == EOPNOTSUPP;
 }
 
+/* An MR the kernel registered: its context and pd, what it covers, its
+ * handle and keys, type (SV_MR_TYPE_*) and access flags. */
+void sv_cmd_mr_init(struct sv_mr *smr, struct ibv_pd *pd, uint32_t handle,
+		    uint32_t lkey, uint32_t rkey, void *addr, size_t length,
+		    uint32_t mr_type, int access);
 /* sv_cmd_reg_dmabuf_mr (provider.h) with a caller's attributes sent along
  * (lib/pabi/: an rdma-core provider's), or none when link is NULL. */
 int sv_cmd_reg_dmabuf_mr_linked(struct ibv_pd *pd, uint64_t offset,
@@ -326,11 +331,35 @@ int sv_cmd_reg_dmabuf_mr_linked(struct ibv_pd *pd, uint64_t offset,
 				int access, struct sv_mr *smr,
 				const struct sv_ioctl_link *link);
 
+/* The commands of provider.h's sv_cmd_advise_mr, sv_cmd_query_context and
+ * sv_cmd_query_port_speed, sent through link (lib/pabi/: rdma-core's
+ * ibv_cmd_*, a failure's errno left in errno too) or as the core sends
+ * when NULL. They return the kernel's errno as it is: the core's own
+ * wrappers read a missing method. query_context: the kernel writes the
+ * vector count (a u32) to *vectors; core_support goes to the core state
+ * on success. query_port_speed: the kernel writes *speed. */
+int sv_cmd_advise_mr_linked(struct ibv_pd *pd,
+			    enum ibv_advise_mr_advice advice, uint32_t flags,
+			    const struct ibv_sge *sg_list, uint32_t num_sge,
+			    const struct sv_ioctl_link *link);
+int sv_cmd_query_context_linked(struct ibv_context *ctx, uint32_t *vectors,
+				const struct sv_ioctl_link *link);
+int sv_cmd_query_port_speed_linked(struct ibv_context *ctx, uint32_t port_num,
+				   uint64_t *speed,
+				   const struct sv_ioctl_link *link);
+
 /* The core part of a CQ the kernel made (context, channel, handle, cqe,
  * mutex, cond, event counters). */
 void sv_cmd_cq_init(struct sv_cq *cq, struct ibv_context *ctx,
 		    struct ibv_comp_channel *channel, uint32_t handle,
 		    uint32_t cqe);
+
+/* The core part of a QP the kernel made (context, what attr names,
+ * handle, number, state RESET, event counter, mutex, cond), and the caps
+ * it granted into attr->cap. */
+void sv_cmd_qp_init(struct ibv_qp *qp, struct ibv_context *ctx,
+		    struct ibv_qp_init_attr_ex *attr,
+		    const struct ib_uverbs_create_qp_resp *resp);
 
 /* CREATE_QP for a bare struct ibv_qp (rdma-core's ibv_cmd_create_qp):
  * nothing written behind it. ex: the extended command. */

@@ -13,24 +13,19 @@
 SV_EXPORT int ibv_cmd_query_context(struct ibv_context *ctx,
 				    struct ibv_command_buffer *driver)
 {
-	PABI_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE,
-			   UVERBS_METHOD_QUERY_CONTEXT, 2, driver);
-	uint64_t core_support = 0;
+	const struct pabi_link link = pabi_link_of(driver);
 	int ret;
 
 	/* the kernel writes the vector count (a u32) straight into the
 	 * context, as rdma-core lets it */
-	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
-		     &ctx->num_comp_vectors, sizeof(uint32_t));
-	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &core_support,
-		     sizeof(core_support));
-	ret = sv_ioctl_exec(ctx, cmd);
+	ret = sv_cmd_query_context_linked(
+		ctx, (uint32_t *)&ctx->num_comp_vectors, &link.link);
 	if (ret)
 		return ret;
 	/* the device's copy is rdma-core's; the core reads its own */
 	if (ctx->device)
-		verbs_get_device(ctx->device)->core_support = core_support;
-	sv_priv(ctx)->core_support = core_support;
+		verbs_get_device(ctx->device)->core_support =
+			sv_priv(ctx)->core_support;
 	return 0;
 }
 PABI_EXPORT_34(ibv_cmd_query_context);
@@ -98,15 +93,12 @@ int pabi_get_context_ioctl(struct ibv_context *ctx, struct sv_udata *u,
 SV_EXPORT int ibv_cmd_query_port_speed(struct ibv_context *context,
 				       uint32_t port_num, uint64_t *speed)
 {
-	PABI_IOCTL_DECLARE(cmd, UVERBS_OBJECT_DEVICE,
-			   UVERBS_METHOD_QUERY_PORT_SPEED, 2, NULL);
+	const struct pabi_link link = pabi_link_of(NULL);
 
 	if (!context || !speed)
 		return EINVAL;
-	sv_ioctl_in_u64(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num);
-	sv_ioctl_out(cmd, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, speed,
-		     sizeof(*speed));
-	return sv_ioctl_exec(context, cmd);
+	return sv_cmd_query_port_speed_linked(context, port_num, speed,
+					      &link.link);
 }
 PABI_EXPORT_59(ibv_cmd_query_port_speed);
 

@@ -71,15 +71,8 @@ SV_EXPORT int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
 	ret = sv_ioctl_exec(pd->context, cmd);
 	if (ret)
 		return ret;
-	vmr->ibv_mr.handle = (uint32_t)handle->data;
-	vmr->ibv_mr.context = pd->context;
-	vmr->ibv_mr.lkey = lkey;
-	vmr->ibv_mr.rkey = rkey;
-	vmr->ibv_mr.length = length;
-	vmr->ibv_mr.pd = pd;
-	vmr->ibv_mr.addr = NULL;
-	vmr->mr_type = IBV_MR_TYPE_MR;
-	vmr->access = (int)access;
+	sv_cmd_mr_init((struct sv_mr *)vmr, pd, (uint32_t)handle->data, lkey,
+		       rkey, NULL, length, IBV_MR_TYPE_MR, (int)access);
 	return 0;
 }
 PABI_EXPORT_34(ibv_cmd_reg_dm_mr);

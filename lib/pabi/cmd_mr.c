@@ -44,16 +44,12 @@ SV_EXPORT int ibv_cmd_advise_mr(struct ibv_pd *pd,
 				uint32_t flags, struct ibv_sge *sg_list,
 				uint32_t num_sge)
 {
-	PABI_IOCTL_DECLARE(cmd, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4,
-			   NULL);
+	/* no provider attributes, but sent as execute_ioctl sends: a
+	 * failure's errno is left in errno too */
+	const struct pabi_link link = pabi_link_of(NULL);
 
-	sv_ioctl_in_obj(cmd, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
-	sv_ioctl_in_u64(cmd, UVERBS_ATTR_ADVISE_MR_ADVICE, (uint64_t)advice);
-	sv_ioctl_in_u32(cmd, UVERBS_ATTR_ADVISE_MR_FLAGS, flags);
-	/* struct ibv_sge is the kernel's struct ib_uverbs_sge */
-	sv_ioctl_in_ptr(cmd, UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list,
-			sv_ioctl_array_len(sizeof(*sg_list), num_sge));
-	return sv_ioctl_exec(pd->context, cmd);
+	return sv_cmd_advise_mr_linked(pd, advice, flags, sg_list, num_sge,
+				       &link.link);
 }
 PABI_EXPORT_34(ibv_cmd_advise_mr);
 

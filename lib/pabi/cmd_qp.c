@@ -13,27 +13,6 @@
 
 #include "pabi.h"
 
-/* The core part of a new QP, once the kernel made it. */
-static void init_qp(struct ibv_qp *qp, const struct ibv_qp_init_attr_ex *attr,
-		    struct verbs_xrcd *vxrcd)
-{
-	const struct sv_obj_layout *layout = sv_priv(qp->context)->layout;
-
-	qp->qp_context = attr->qp_context;
-	qp->pd = attr->pd;
-	qp->send_cq = attr->send_cq;
-	qp->recv_cq = attr->recv_cq;
-	qp->srq = attr->srq;
-	qp->qp_type = attr->qp_type;
-	qp->state = IBV_QPS_RESET;
-	qp->events_completed = 0;
-	pthread_mutex_init(&qp->mutex, NULL);
-	pthread_cond_init(&qp->cond, NULL);
-	pabi_qp_set_core(layout, qp,
-			 attr->comp_mask & IBV_QP_INIT_ATTR_XRCD ? VERBS_QP_XRCD : 0,
-			 vxrcd);
-}
-
 SV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 				   struct verbs_qp *vqp,
 				   struct ibv_qp_init_attr_ex *attr_ex,
@@ -107,15 +86,11 @@ SV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 			       cmd_size, resp, resp_size);
 	if (ret)
 		return ret;
-	qp->handle = kresp.qp_handle;
-	qp->qp_num = kresp.qpn;
-	/* what the kernel granted */
-	attr_ex->cap.max_recv_sge = kresp.max_recv_sge;
-	attr_ex->cap.max_send_sge = kresp.max_send_sge;
-	attr_ex->cap.max_recv_wr = kresp.max_recv_wr;
-	attr_ex->cap.max_send_wr = kresp.max_send_wr;
-	attr_ex->cap.max_inline_data = kresp.max_inline_data;
-	init_qp(qp, attr_ex, vxrcd);
+	sv_cmd_qp_init(qp, context, attr_ex, &kresp);
+	pabi_qp_set_core(sv_priv(context)->layout, qp,
+			 (attr_ex->comp_mask & IBV_QP_INIT_ATTR_XRCD) ?
+				 VERBS_QP_XRCD : 0,
+			 vxrcd);
 	return 0;
 
 err_input:
