@@ -563,8 +563,12 @@ uint32_t uroce_icrc(const struct uroce_ipudp *net, const uint8_t *pkt,
 		    size_t len)
 {
 	uint8_t ph[UROCE_IP6_BYTES + UROCE_UDP_BYTES + UROCE_BTH_BYTES];
-	size_t n = icrc_pseudo(net, len, ph);
+	size_t n;
 	uint32_t crc;
+
+	if (len < UROCE_BTH_BYTES + UROCE_ICRC_BYTES)
+		return 0;
+	n = icrc_pseudo(net, len, ph);
 
 	/* the BTH, its byte 4 (FECN, BECN, resv6a) set to ones: rxe ORs
 	 * ~BTH_QPN_MASK into the qpn word */
@@ -580,9 +584,13 @@ uint32_t uroce_icrc(const struct uroce_ipudp *net, const uint8_t *pkt,
  * little-endian hosts rxe runs on, the least significant byte first. */
 void uroce_icrc_fill(const struct uroce_ipudp *net, uint8_t *pkt, size_t len)
 {
-	uint32_t icrc = uroce_icrc(net, pkt, len);
-	uint8_t *p = pkt + len - UROCE_ICRC_BYTES;
+	uint32_t icrc;
+	uint8_t *p;
 
+	if (len < UROCE_BTH_BYTES + UROCE_ICRC_BYTES)
+		return;
+	icrc = uroce_icrc(net, pkt, len);
+	p = pkt + len - UROCE_ICRC_BYTES;
 	p[0] = (uint8_t)icrc;
 	p[1] = (uint8_t)(icrc >> 8);
 	p[2] = (uint8_t)(icrc >> 16);

@@ -328,10 +328,12 @@ struct uroce_ipudp {
  * inversion: the kernel's crc32_le(). */
 uint32_t uroce_crc32_le(uint32_t crc, const uint8_t *p, size_t len);
 /* The ICRC of a packet of len bytes (BTH to ICRC inclusive; the last four
- * bytes are not read) sent with the IP/UDP fields net. */
+ * bytes are not read) sent with the IP/UDP fields net; 0 when len is
+ * shorter than a BTH and an ICRC. */
 uint32_t uroce_icrc(const struct uroce_ipudp *net, const uint8_t *pkt,
 		    size_t len);
-/* Store the ICRC in the packet's last four bytes (len >= BTH + ICRC). */
+/* Store the ICRC in the packet's last four bytes (nothing when len is
+ * shorter than a BTH and an ICRC). */
 void uroce_icrc_fill(const struct uroce_ipudp *net, uint8_t *pkt, size_t len);
 /* UROCE_DROP_ICRC unless the packet's last four bytes are its ICRC. */
 enum uroce_drop uroce_icrc_check(const struct uroce_ipudp *net,

@@ -712,11 +712,14 @@ END_TEST
 
 START_TEST(test_icrc_too_short)
 {
-	static const uint8_t bth[15] = { UROCE_OP_RC_SEND_ONLY };
+	static uint8_t bth[15] = { UROCE_OP_RC_SEND_ONLY };
 	struct uroce_ipudp net = { .sport = 1, .dport = UROCE_UDP_PORT };
 
 	ck_assert_uint_eq(uroce_icrc_check(&net, bth, 15), UROCE_DROP_ICRC);
 	ck_assert_uint_eq(uroce_icrc_check(&net, bth, 0), UROCE_DROP_ICRC);
+	ck_assert_uint_eq(uroce_icrc(&net, bth, 15), 0);
+	uroce_icrc_fill(&net, bth, 15);
+	ck_assert_uint_eq(bth[14], 0);
 }
 END_TEST
 
