@@ -395,14 +395,68 @@ static int gid_entry_sysfs(struct ibv_context *ctx, uint32_t port_num,
 	return ENODATA;
 }
 
+/* A device whose GID table its driver keeps (struct sv_device_hooks),
+ * or NULL: the kernel's. */
+static int (*gid_hook(struct ibv_context *ctx))(struct ibv_context *,
+						 uint32_t, uint32_t,
+						 struct ibv_gid_entry *)
+{
+	struct sv_sysfs_dev *s = sv_device_sysfs(ctx->device);
+
+	return s ? s->hooks->query_gid : NULL;
+}
+
 int sv_query_gid_entry(struct ibv_context *ctx, uint32_t port_num,
 		       uint32_t index, struct ibv_gid_entry *entry)
 {
-	int ret = gid_entry_ioctl(ctx, port_num, index, entry);
+	int ret;
+
+	if (gid_hook(ctx))
+		return gid_hook(ctx)(ctx, port_num, index, entry);
+	ret = gid_entry_ioctl(ctx, port_num, index, entry);
 
 	if (sv_ioctl_unsupported(ret))
 		ret = gid_entry_sysfs(ctx, port_num, index, entry);
 	return ret;
+}
+
+/* The table of a device whose driver keeps it: every port's entries up
+ * to its gid_tbl_len, through the context's own queries. */
+static ssize_t gid_table_of_driver(struct ibv_context *ctx,
+				   struct ibv_gid_entry *entries,
+				   size_t max_entries)
+{
+	struct verbs_ex_private *priv = sv_priv(ctx);
+	struct ibv_device_attr_ex dattr;
+	size_t n = 0;
+	int ret;
+
+	memset(&dattr, 0, sizeof(dattr));
+	ret = priv->ops.query_device_ex(ctx, NULL, &dattr,
+					sizeof(dattr.orig_attr));
+	if (ret)
+		return -ret;
+	for (uint32_t port = 1; port <= dattr.orig_attr.phys_port_cnt; port++) {
+		union sv_port_attr pattr;
+
+		memset(&pattr, 0, sizeof(pattr));
+		ret = priv->ops.query_port(ctx, (uint8_t)port, &pattr.attr);
+		if (ret)
+			return -ret;
+		for (int i = 0; i < pattr.attr.gid_tbl_len; i++) {
+			struct ibv_gid_entry e;
+
+			ret = gid_hook(ctx)(ctx, port, (uint32_t)i, &e);
+			if (ret == ENODATA)
+				break; /* the driver's entries are packed */
+			if (ret)
+				return -ret;
+			if (n == max_entries)
+				return -EINVAL;
+			entries[n++] = e;
+		}
+	}
+	return (ssize_t)n;
 }
 
 /* The whole table: 0..max entries, or -errno. */
@@ -415,6 +469,8 @@ ssize_t sv_query_gid_table(struct ibv_context *ctx,
 	uint64_t num = 0;
 	int ret;
 
+	if (gid_hook(ctx))
+		return gid_table_of_driver(ctx, entries, max_entries);
 	if (max_entries > UINT16_MAX / sizeof(*kent))
 		max_entries = UINT16_MAX / sizeof(*kent);
 	kent = calloc(max_entries ? max_entries : 1, sizeof(*kent));

@@ -37,10 +37,10 @@ int sv_context_finish_open(struct verbs_context *vctx)
 
 /* ---- the built-in providers' device hooks ---------------------------------- */
 
-static struct sv_context *context_alloc(struct ibv_device *device,
-					struct sv_sysfs_dev *s, int cmd_fd)
+struct sv_context *sv_context_alloc(struct ibv_device *device,
+				    const struct sv_provider *prov, int cmd_fd,
+				    bool kernel)
 {
-	const struct sv_provider *prov = s->native;
 	size_t size = prov->context_size;
 	struct sv_context *ctx;
 
@@ -50,13 +50,12 @@ static struct sv_context *context_alloc(struct ibv_device *device,
 	if (!ctx)
 		return NULL;
 	ctx->provider = prov;
-	ctx->abi_version = s->sd.abi_ver;
-	/* the kernel checks the ioctl header's driver id: sysfs discovery
-	 * does not learn it, the matched provider knows it */
-	ctx->core.driver_id = s->sd.driver_id != RDMA_DRIVER_UNKNOWN ?
-		s->sd.driver_id : (uint32_t)prov->driver_id;
+	ctx->core.driver_id = (uint32_t)prov->driver_id;
 	ctx->core.layout = &sv_native_layout;
-	ctx->core.ops = sv_default_ops;
+	if (kernel)
+		ctx->core.ops = sv_default_ops;
+	else
+		sv_ops_init_nosup(&ctx->core.ops);
 	sv_ops_merge(&ctx->core.ops, prov->ops);
 
 	/* verbs.h's contract for extended contexts: sz is how much of the
@@ -72,7 +71,7 @@ static struct sv_context *context_alloc(struct ibv_device *device,
 	return ctx;
 }
 
-static void context_free(struct sv_context *ctx)
+void sv_context_free(struct sv_context *ctx)
 {
 	pthread_mutex_destroy(&ctx->vctx.context.mutex);
 	free(ctx);
@@ -90,11 +89,16 @@ static struct ibv_context *builtin_open(struct ibv_device *device,
 	fd = sv_device_open_cdev(s, device->name);
 	if (fd < 0)
 		return NULL;
-	ctx = context_alloc(device, s, fd);
+	ctx = sv_context_alloc(device, prov, fd, true);
 	if (!ctx) {
 		ret = ENOMEM;
 		goto err_close;
 	}
+	ctx->abi_version = s->sd.abi_ver;
+	/* the kernel checks the ioctl header's driver id: sysfs discovery
+	 * does not learn it, the matched provider knows it */
+	if (s->sd.driver_id != RDMA_DRIVER_UNKNOWN)
+		ctx->core.driver_id = s->sd.driver_id;
 	if (prov->alloc_context)
 		ret = prov->alloc_context(ctx);
 	else
@@ -113,7 +117,7 @@ static struct ibv_context *builtin_open(struct ibv_device *device,
 err_free:
 	if (ctx->vctx.context.async_fd >= 0)
 		close(ctx->vctx.context.async_fd);
-	context_free(ctx);
+	sv_context_free(ctx);
 err_close:
 	close(fd);
 	errno = ret;
@@ -130,7 +134,7 @@ static void builtin_close(struct ibv_context *context)
 	if (context->async_fd >= 0)
 		close(context->async_fd);
 	close(context->cmd_fd);
-	context_free(ctx);
+	sv_context_free(ctx);
 	sv_device_put(device);
 }
 

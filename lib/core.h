@@ -167,7 +167,9 @@ static inline void sv_port_attr_set_speed_ex(union sv_port_attr *a,
 
 /* ---- the device list (lib/device.c) ------------------------------------- */
 /* Build the list of usable devices: the device list updated from the
- * kernel (netlink, else sysfs; sysfs only when SYSFS_PATH is set). *list
+ * kernel (netlink, else sysfs; sysfs only when SYSFS_PATH is set) and
+ * from the drivers that find devices of their own (sv_driver.discover:
+ * devices no kernel knows, listed after the kernel's). *list
  * is NULL-terminated, each device held once. A device still present
  * keeps its struct ibv_device across calls. Returns the count or -errno. */
 int sv_device_list(struct ibv_device ***list);
@@ -196,6 +198,17 @@ size_t sv_ops_null_slots(const struct sv_context_ops *ops);
 /* Point the application-visible tables (ibv_context.ops and the
  * verbs_context slots) at the core state's ops and the core's wrappers. */
 void sv_context_install_ops(struct verbs_context *vctx);
+/* A zeroed context of prov->context_size bytes (at least a struct
+ * sv_context) on device, its verbs_context set up with cmd_fd, no async
+ * fd yet, the provider's ops over the defaults: a kernel device's
+ * (kernel: the generic commands), else EOPNOTSUPP in every slot the
+ * provider leaves. The driver's open finishes it (abi_version,
+ * driver_id, async_fd, sv_context_finish_open). NULL when out of
+ * memory. sv_context_free frees it (no fd closed). */
+struct sv_context *sv_context_alloc(struct ibv_device *device,
+				    const struct sv_provider *prov, int cmd_fd,
+				    bool kernel);
+void sv_context_free(struct sv_context *ctx);
 /* The built-in providers' device hooks (opening a device one of them
  * drives). */
 extern const struct sv_device_hooks sv_builtin_hooks;

@@ -30,12 +30,7 @@
 
 /* ---- discovery: what both paths find ------------------------------------- */
 
-struct found_vec {
-	struct sv_sysfs_dev **v;
-	size_t n, cap;
-};
-
-static int found_add(struct found_vec *fv, struct sv_sysfs_dev *s)
+int sv_found_add(struct sv_found *fv, struct sv_sysfs_dev *s)
 {
 	if (fv->n == fv->cap) {
 		size_t cap = fv->cap ? fv->cap * 2 : 8;
@@ -50,7 +45,7 @@ static int found_add(struct found_vec *fv, struct sv_sysfs_dev *s)
 	return 0;
 }
 
-static void found_free(struct found_vec *fv)
+static void found_free(struct sv_found *fv)
 {
 	for (size_t i = 0; i < fv->n; i++)
 		free(fv->v[i]);
@@ -68,7 +63,7 @@ static int copy_name(char *dst, const char *src)
 	return 0;
 }
 
-static struct sv_sysfs_dev *new_record(void)
+struct sv_sysfs_dev *sv_record_new(void)
 {
 	struct sv_sysfs_dev *s = calloc(1, sizeof(*s));
 
@@ -193,7 +188,7 @@ static int sysfs_one(const char *class_dir, const char *entry,
 
 /* In the directory's order, as rdma-core lists devices found this way
  * (the kernel's is a hash order). */
-static int discover_sysfs(struct found_vec *fv, const char *class_dir)
+static int discover_sysfs(struct sv_found *fv, const char *class_dir)
 {
 	struct dirent *de;
 	DIR *dir;
@@ -207,13 +202,13 @@ static int discover_sysfs(struct found_vec *fv, const char *class_dir)
 
 		if (strncmp(de->d_name, "uverbs", 6))
 			continue;
-		s = new_record();
+		s = sv_record_new();
 		if (!s) {
 			ret = -ENOMEM;
 			break;
 		}
 		if (!sysfs_one(class_dir, de->d_name, s) && !finish_record(s)) {
-			ret = found_add(fv, s);
+			ret = sv_found_add(fv, s);
 			if (!ret)
 				s = NULL;
 		}
@@ -238,7 +233,7 @@ static uint64_t nla_uint(const struct nlattr *a)
 static int nl_dev_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
-	struct found_vec *fv = arg;
+	struct sv_found *fv = arg;
 	struct sv_sysfs_dev *s;
 	const char *name;
 	int ret;
@@ -247,7 +242,7 @@ static int nl_dev_cb(const struct nlmsghdr *nlh, void *arg)
 	name = sv_nla_str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !name)
 		return 0;
-	s = new_record();
+	s = sv_record_new();
 	if (!s)
 		return -ENOMEM;
 	if (set_ibdev(s, name)) {
@@ -271,7 +266,7 @@ static int nl_dev_cb(const struct nlmsghdr *nlh, void *arg)
 		s->sd.node_guid = sv_nla_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
 		s->sd.flags |= VSYSFS_READ_NODE_GUID;
 	}
-	ret = found_add(fv, s);
+	ret = sv_found_add(fv, s);
 	if (ret)
 		free(s);
 	return ret;
@@ -301,9 +296,9 @@ static int nl_chardev_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-static int discover_netlink(struct found_vec *fv)
+static int discover_netlink(struct sv_found *fv)
 {
-	struct found_vec all = { 0 };
+	struct sv_found all = { 0 };
 	int ret;
 
 	ret = sv_nl_nldev(RDMA_NLDEV_CMD_GET, 1, UINT32_MAX, NULL, nl_dev_cb,
@@ -319,7 +314,7 @@ static int discover_netlink(struct found_vec *fv)
 		}
 		if (finish_record(s))
 			continue;
-		ret = found_add(fv, s);
+		ret = sv_found_add(fv, s);
 		if (!ret)
 			all.v[i] = NULL;
 	}
@@ -328,7 +323,7 @@ static int discover_netlink(struct found_vec *fv)
 }
 
 /* Every usable device the kernel has now, as fresh records. */
-static int discover(struct found_vec *fv)
+static int discover(struct sv_found *fv)
 {
 	char class_dir[IBV_SYSFS_PATH_MAX];
 	unsigned long abi;
@@ -370,6 +365,28 @@ static int discover(struct found_vec *fv)
 	return ret;
 }
 
+/* The kernel's devices, then those the drivers know of that no kernel
+ * does. A kernel without verbs (ENOSYS) is no error when a driver found
+ * a device of its own: only they are listed. */
+static int discover_all(struct sv_found *fv)
+{
+	int kernel = discover(fv);
+
+	if (kernel && kernel != -ENOSYS)
+		return kernel;
+	for (const struct sv_driver *const *d = sv_drivers; *d; d++) {
+		int ret = (*d)->discover ? (*d)->discover(fv) : 0;
+
+		if (ret) {
+			found_free(fv);
+			return ret;
+		}
+	}
+	if (kernel && !fv->n)
+		return kernel;
+	return 0;
+}
+
 /* ---- the device list ----------------------------------------------------- */
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -380,10 +397,15 @@ static size_t list_n, list_cap;
 
 /* rdma-core's rule: the same uverbs device, and the same kernel device
  * (netlink's index is unique for the machine's lifetime; without it, the
- * creation time of the sysfs directory). */
-static int same_device(const struct verbs_sysfs_dev *a,
-		       const struct verbs_sysfs_dev *b)
+ * creation time of the sysfs directory). A device no kernel knows: the
+ * same driver found it, with the same name, on the same interface. */
+static int same_device(const struct sv_sysfs_dev *sa,
+		       const struct sv_sysfs_dev *sb)
 {
+	const struct verbs_sysfs_dev *a = &sa->sd, *b = &sb->sd;
+
+	if (sa->owner != sb->owner || strcmp(sa->netdev, sb->netdev))
+		return 0;
 	if (strcmp(a->sysfs_name, b->sysfs_name) ||
 	    strcmp(a->ibdev_name, b->ibdev_name) ||
 	    a->ibdev_idx != b->ibdev_idx)
@@ -400,7 +422,7 @@ static int same_device(const struct verbs_sysfs_dev *a,
  * drive at the head, so one pass leaves them in the kernel's order in
  * front of the devices already listed. Takes the records it uses (NULL
  * in fv). list_lock held. */
-static void attach_pass(struct found_vec *fv)
+static void attach_pass(struct sv_found *fv)
 {
 	for (size_t k = fv->n; k-- > 0;) {
 		struct sv_sysfs_dev *s = fv->v[k];
@@ -424,7 +446,7 @@ static void attach_pass(struct found_vec *fv)
 }
 
 /* A record of fv that no driver claimed is left in it. */
-static int unclaimed(const struct found_vec *fv)
+static int unclaimed(const struct sv_found *fv)
 {
 	for (size_t j = 0; j < fv->n; j++)
 		if (fv->v[j])
@@ -449,7 +471,7 @@ static int drivers_load(void)
  * rdma-core loads its libraries, the first time a device turns up that
  * no registered provider drives).
  * list_lock held. */
-static int list_update(struct found_vec *fv)
+static int list_update(struct sv_found *fv)
 {
 	size_t kept = 0, fresh = 0;
 
@@ -459,15 +481,16 @@ static int list_update(struct found_vec *fv)
 		size_t j;
 
 		for (j = 0; j < fv->n; j++)
-			if (fv->v[j] && same_device(&old->sd, &fv->v[j]->sd))
+			if (fv->v[j] && same_device(old, fv->v[j]))
 				break;
 		if (j < fv->n) {
 			free(fv->v[j]);
 			fv->v[j] = NULL;
 			list_devs[kept++] = vdev;
 		} else {
-			sv_info("%s (%s): gone from the kernel; dropped from the device list",
-				old->sd.ibdev_name, old->sd.sysfs_name);
+			sv_info("%s (%s): gone; dropped from the device list",
+				old->sd.ibdev_name,
+				old->owner ? old->netdev : old->sd.sysfs_name);
 			old->listed = 0;
 			sv_device_put(&vdev->device);
 		}
@@ -502,13 +525,13 @@ static int list_update(struct found_vec *fv)
 
 int sv_device_list(struct ibv_device ***out)
 {
-	struct found_vec fv = { 0 };
+	struct sv_found fv = { 0 };
 	struct ibv_device **list;
 	int ret;
 
 	if (sv_provider_mode() < 0)
 		return -EINVAL;
-	ret = discover(&fv);
+	ret = discover_all(&fv);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&list_lock);

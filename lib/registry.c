@@ -102,18 +102,29 @@ static void fill_ibv_device(struct verbs_device *vdev, struct sv_sysfs_dev *s)
 	dev->node_type = s->sd.node_type;
 	dev->transport_type = sv_transport_of(s->sd.node_type);
 	/* lengths were checked when the record was made */
+	strcpy(dev->name, s->sd.ibdev_name);
+	if (s->owner) {
+		/* no uverbs device, no sysfs folder: the paths stay empty
+		 * (sysfs reads under them fail), the uverbs name is the
+		 * device's */
+		strcpy(dev->dev_name, s->sd.ibdev_name);
+		return;
+	}
 	strcpy(dev->dev_name, s->sd.sysfs_name);
 	snprintf(dev->dev_path, sizeof(dev->dev_path),
 		 "%s/class/infiniband_verbs/%s", sv_sysfs_root(),
 		 s->sd.sysfs_name);
-	strcpy(dev->name, s->sd.ibdev_name);
 	strcpy(dev->ibdev_path, s->sd.ibdev_path);
 }
 
 struct verbs_device *sv_device_attach(struct sv_sysfs_dev *s)
 {
 	for (const struct sv_driver *const *d = sv_drivers; *d; d++) {
-		struct verbs_device *vdev = (*d)->claim(s);
+		struct verbs_device *vdev;
+
+		if (s->owner && s->owner != *d)
+			continue;
+		vdev = (*d)->claim(s);
 
 		if (vdev) {
 			fill_ibv_device(vdev, s);

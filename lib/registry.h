@@ -5,13 +5,16 @@
 #ifndef SV_REGISTRY_H
 #define SV_REGISTRY_H
 
+#include <net/if.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "verbs_device.h"
 
 struct sv_obj_layout;
 struct sv_provider;
 struct sv_sysfs_dev;
+struct sv_found;
 
 /* What the core asks of whoever drives a device: set in the device's
  * record by the driver that claims it (struct sv_driver), and the only
@@ -33,15 +36,29 @@ struct sv_device_hooks {
 	/* The device's last reference went: free the device object and the
 	 * driver's data (the core frees the record after). */
 	void (*free)(struct verbs_device *vdev);
+	/* Optional: GID entry index of port_num, for a device whose GID
+	 * table no kernel keeps (no ioctl, no sysfs to read): 0, ENODATA
+	 * for an empty entry, or a positive errno. Its entries are packed
+	 * from index 0 (the first empty one ends the table). NULL: the
+	 * kernel's. */
+	int (*query_gid)(struct ibv_context *ctx, uint32_t port_num,
+			 uint32_t index, struct ibv_gid_entry *entry);
 };
 
 /* A driver: who claims the devices discovery finds. The core asks them
  * in the order of sv_drivers (lib/providers.c). */
 struct sv_driver {
 	const char *name;
+	/* Optional: add to found a record (sv_record_new, sv_found_add) for
+	 * each device this driver knows of that no kernel does, its owner
+	 * set to this driver: 0 or -errno. Called at every listing, after
+	 * the kernel's devices were found, whether or not the kernel has
+	 * any. Device list lock not held. */
+	int (*discover)(struct sv_found *found);
 	/* A device object for a found record this driver drives, with
 	 * s->hooks and s->layout set (the core fills the ibv_device); NULL
-	 * when it does not drive it. Device list lock held. */
+	 * when it does not drive it. A record with an owner is offered to
+	 * its owner only. Device list lock held. */
 	struct verbs_device *(*claim)(struct sv_sysfs_dev *s);
 	/* Optional: look for more of its providers, once (rdma-core's
 	 * libraries): 1 when it looked now, so claiming the devices left is
@@ -54,14 +71,24 @@ struct sv_driver {
 /* NULL-terminated. */
 extern const struct sv_driver *const sv_drivers[];
 
-/* The core's record of one kernel device. Every listed device is a
- * struct verbs_device whose `sysfs` points here: rdma-core's providers
- * allocate the verbs_device in alloc_device() and are handed &sd; for the
- * built-in providers the core allocates a bare verbs_device. */
+/* The core's record of one device: a kernel device (found through
+ * netlink or sysfs), or one a driver found itself that no kernel knows
+ * (its owner set: no character device, no sysfs folder; devnode and
+ * sd's sysfs_name, ibdev_path are empty, sd.ibdev_idx is -1). Every
+ * listed device is a struct verbs_device whose `sysfs` points here:
+ * rdma-core's providers allocate the verbs_device in alloc_device() and
+ * are handed &sd; for the built-in providers the core allocates a bare
+ * verbs_device. */
 struct sv_sysfs_dev {
 	struct verbs_sysfs_dev sd;        /* what rdma-core providers read: first */
 	uint32_t magic;                   /* SV_DEVICE_MAGIC */
-	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN */
+	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN, or "" */
+	/* the driver that found a device no kernel knows; NULL: a kernel
+	 * device */
+	const struct sv_driver *owner;
+	/* the network interface the device works over, when the record
+	 * says (a device of an owner): part of its identity */
+	char netdev[IF_NAMESIZE];
 	/* the driver's hooks, set when it claimed the device */
 	const struct sv_device_hooks *hooks;
 	/* the built-in driver's data: which of its providers (rdma-core's
@@ -74,6 +101,16 @@ struct sv_sysfs_dev {
 	int listed;                       /* in the device list (its lock held) */
 };
 #define SV_DEVICE_MAGIC 0x73766476u
+
+/* The records one listing found (lib/device.c), in list order. */
+struct sv_found {
+	struct sv_sysfs_dev **v;
+	size_t n, cap;
+};
+/* A zeroed record (no index, driver id, node type unknown), or NULL. */
+struct sv_sysfs_dev *sv_record_new(void);
+/* Append s to found, which then owns it: 0 or -ENOMEM (s not taken). */
+int sv_found_add(struct sv_found *found, struct sv_sysfs_dev *s);
 
 /* The record of a device of ours, or NULL (not one of our lists). */
 struct sv_sysfs_dev *sv_device_sysfs(struct ibv_device *dev);

@@ -84,6 +84,9 @@ int sv_read_sysfs(const char *dir, const char *file, char *buf, size_t size)
 	char path[PATH_MAX];
 	int n;
 
+	/* a device no kernel knows has no folder: nothing under "/" */
+	if (!*dir)
+		return -ENOENT;
 	n = snprintf(path, sizeof(path), "%s/%s", dir, file);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
@@ -140,6 +143,10 @@ SV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
 
 	if (!dir || !file || !buf) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (!*dir) {
+		errno = ENOENT;
 		return -1;
 	}
 	n = snprintf(path, sizeof(path), "%s/%s", dir, file);
