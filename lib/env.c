@@ -20,6 +20,7 @@ const char *const sv_env_path_names[] = {
 	"RDMAV_DRIVERS",       /* provider libraries to load, or their paths */
 	"IBV_DRIVERS",         /* the same, rdma-core's older name */
 	"SYSFS_PATH",          /* the sysfs tree to trust */
+	"SOFTVERBS_UROCE",     /* devices to create, and which code drives them */
 	NULL,
 };
 

@@ -122,11 +122,16 @@ static const struct sv_driver builtin_driver = {
 /* rdma-core's provider libraries (lib/pabi/loader.c): the one place the
  * core names the provider-ABI layer. */
 extern const struct sv_driver pabi_driver;
+/* Devices no kernel knows: softverbs' userspace RoCE v2 provider
+ * (provider/uroce/uroce_driver.c), which lists its own. */
+extern const struct sv_driver uroce_driver;
 
 /* The built-in providers first (SOFTVERBS_PROVIDERS=native), then
- * rdma-core's for every device they leave. */
+ * rdma-core's for every device they leave; uroce claims only the devices
+ * it found itself. */
 const struct sv_driver *const sv_drivers[] = {
 	&builtin_driver,
 	&pabi_driver,
+	&uroce_driver,
 	NULL,
 };
