@@ -12,8 +12,9 @@
 # VERBS_LOG_LEVEL=4 and VERBS_LOG_FILE, SOFTVERBS_PROVIDERS
 # with a forged second line, RDMAV_DRIVERS and IBV_DRIVERS naming a
 # library whose constructor creates a marker file, SYSFS_PATH naming a
-# tree with a device of the caller's. For each: no file appears, the
-# library is not in its maps, the caller's device is not listed, the real
+# tree with a device of the caller's, SOFTVERBS_UROCE=lo asking for a
+# uroce device. For each: no file appears, the library is not in its
+# maps, neither the caller's device nor uroce0 is listed, the real
 # devices are, and one warning names every ignored variable. The same
 # program unprivileged (a plain copy, run by nobody) honours them all:
 # the log file appears (mode 0600), the marker library runs, and the
@@ -136,7 +137,8 @@ attack=(SOFTVERBS_LOG=debug SOFTVERBS_LOG_FILE="$root_dir/log"
         VERBS_LOG_LEVEL=4 VERBS_LOG_FILE="$root_dir/vlog"
         SOFTVERBS_PROVIDERS="$forged"
         RDMAV_DRIVERS="$root_dir/libsvmarker" IBV_DRIVERS="$root_dir/libsvmarker"
-        SYSFS_PATH="$user_dir/sys" SV_MARKER_FILE="$root_dir/marker")
+        SYSFS_PATH="$user_dir/sys" SV_MARKER_FILE="$root_dir/marker"
+        SOFTVERBS_UROCE=lo)
 
 for kind in suid sgid cap; do
     out=$work/$kind.out err=$work/$kind.err
@@ -150,8 +152,10 @@ for kind in suid sgid cap; do
     result "$kind: RDMAV_DRIVERS/IBV_DRIVERS library not loaded (maps)" $ok
     ok=0; grep -qx "device $expect" "$out" && ! grep -q "device evil0" "$out" && ok=1
     result "$kind: lists $expect from the real sysfs, not the caller's SYSFS_PATH tree" $ok
+    ok=0; grep -q "device uroce" "$out" || ok=1
+    result "$kind: no uroce device from the caller's SOFTVERBS_UROCE" $ok
     ok=1
-    for v in SOFTVERBS_LOG_FILE VERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH; do
+    for v in SOFTVERBS_LOG_FILE VERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH SOFTVERBS_UROCE; do
         [ "$(grep -c "AT_SECURE.*ignoring.*$v" "$err")" = 1 ] || ok=0
     done
     result "$kind: one warning names every ignored variable" $ok
