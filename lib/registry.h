@@ -43,6 +43,11 @@ struct sv_device_hooks {
 	 * kernel's. */
 	int (*query_gid)(struct ibv_context *ctx, uint32_t port_num,
 			 uint32_t index, struct ibv_gid_entry *entry);
+	/* Optional: P_Key index of port_num, for such a device (the kernel
+	 * answers in sysfs): 0, or a positive errno (ENOENT past the
+	 * table, as sysfs). NULL: the kernel's. */
+	int (*query_pkey)(struct ibv_context *ctx, uint8_t port_num,
+			  int index, __be16 *pkey);
 };
 
 /* A driver: who claims the devices discovery finds. The core asks them

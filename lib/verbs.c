@@ -150,10 +150,12 @@ SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 }
 
 /* 0 or -1 with errno; the P_Key is read from sysfs like rdma-core does
- * (the uverbs ABI has no P_Key query). */
+ * (the uverbs ABI has no P_Key query), or asked of the driver of a
+ * device no kernel knows. */
 SV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 			     int index, __be16 *pkey)
 {
+	struct sv_sysfs_dev *s;
 	char file[64], buf[16];
 	unsigned int v;
 	char tail;
@@ -166,6 +168,15 @@ SV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 	if (sv_inherit_check(context, "ibv_query_pkey")) {
 		errno = EPERM;
 		return -1;
+	}
+	s = sv_device_sysfs(context->device);
+	if (s && s->hooks->query_pkey) {
+		n = s->hooks->query_pkey(context, port_num, index, pkey);
+		if (n) {
+			errno = n;
+			return -1;
+		}
+		return 0;
 	}
 	snprintf(file, sizeof(file), "ports/%u/pkeys/%d", port_num, index);
 	n = sv_read_sysfs(context->device->ibdev_path, file, buf, sizeof(buf));

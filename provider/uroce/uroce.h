@@ -92,6 +92,10 @@ void uroce_context_release(struct uroce_context *ctx);
 int uroce_query_gid(struct ibv_context *ibctx, uint32_t port_num,
 		    uint32_t index, struct ibv_gid_entry *entry);
 
+/* P_Key index of port 1 (the device hook): 0xffff at 0, ENOENT past it. */
+int uroce_query_pkey(struct ibv_context *ibctx, uint8_t port_num, int index,
+		     __be16 *pkey);
+
 /* The attributes the device reports (also for tests, without a
  * context): device attributes of a device over nd; port 1's. */
 void uroce_fill_device_attr(const struct uroce_netdev *nd,

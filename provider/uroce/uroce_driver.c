@@ -211,4 +211,5 @@ static const struct sv_device_hooks uroce_hooks = {
 	.close = uroce_close,
 	.free = uroce_free_device,
 	.query_gid = uroce_query_gid,
+	.query_pkey = uroce_query_pkey,
 };

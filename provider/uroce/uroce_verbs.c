@@ -202,6 +202,19 @@ int uroce_query_gid(struct ibv_context *ibctx, uint32_t port_num,
 	return 0;
 }
 
+/* rxe's one P_Key: the default, full membership */
+int uroce_query_pkey(struct ibv_context *ibctx, uint8_t port_num, int index,
+		     __be16 *pkey)
+{
+	(void)ibctx;
+	if (port_num != 1)
+		return EINVAL;
+	if (index < 0 || index >= UROCE_PKEY_TBL_LEN)
+		return ENOENT;
+	*pkey = htobe16(0xffff);
+	return 0;
+}
+
 /* ---- PDs ----------------------------------------------------------------- */
 
 static struct ibv_pd *uroce_alloc_pd(struct ibv_context *ibctx)

@@ -229,6 +229,7 @@ START_TEST(listed_and_opened)
 	struct ibv_gid_entry e, table[8];
 	union ibv_gid gid;
 	struct ibv_pd *pd, *kept;
+	__be16 pkey;
 	ssize_t n;
 
 	setenv("SOFTVERBS_UROCE", "lo,nosuchif0", 1);
@@ -277,6 +278,13 @@ START_TEST(listed_and_opened)
 	ck_assert_uint_eq(table[1].gid_index, 1);
 	assert_gid(&table[1].gid, "::ffff:127.0.0.1");
 	ck_assert_int_eq(ibv_query_gid_table(ctx, table, 1, 0), -EINVAL);
+
+	/* rxe's one P_Key, and the end of the table as sysfs says it */
+	ck_assert_int_eq(ibv_query_pkey(ctx, 1, 0, &pkey), 0);
+	ck_assert_uint_eq(be16toh(pkey), 0xffff);
+	ck_assert_int_eq(ibv_query_pkey(ctx, 1, 1, &pkey), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0xffff)), 0);
 
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
