@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Completion channels and events, asynchronous events. */
+/* Completion channels and events, asynchronous events. A channel is the
+ * kernel's (CREATE_COMP_CHANNEL, events read from its fd), or, on a
+ * device no kernel knows, its driver's (the channel hooks of struct
+ * sv_device_hooks): the same verbs either way. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,11 +17,21 @@ static int valid_ctx(struct ibv_context *ctx)
 	return ctx && ctx->abi_compat == __VERBS_ABI_IS_EXTENDED;
 }
 
+/* The driver's hooks when the device's channels are its driver's (a
+ * device no kernel knows: struct sv_device_hooks), else NULL. */
+static const struct sv_device_hooks *channel_hooks(struct ibv_context *ctx)
+{
+	struct sv_sysfs_dev *s = sv_device_sysfs(ctx->device);
+
+	return s && s->hooks && s->hooks->create_comp_channel ? s->hooks : NULL;
+}
+
 SV_EXPORT struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
 {
 	struct ib_uverbs_create_comp_channel req = { 0 };
 	struct ib_uverbs_create_comp_channel_resp resp = { 0 };
+	const struct sv_device_hooks *hooks;
 	struct ibv_comp_channel *ch;
 	int ret;
 
@@ -30,6 +43,15 @@ ibv_create_comp_channel(struct ibv_context *context)
 	if (ret) {
 		errno = ret;
 		return NULL;
+	}
+	hooks = channel_hooks(context);
+	if (hooks) {
+		ch = hooks->create_comp_channel(context);
+		if (!ch)
+			return NULL;
+		ch->context = context;
+		ch->refcnt = 0;
+		return ch;
 	}
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
@@ -49,6 +71,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 
 SV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
+	const struct sv_device_hooks *hooks;
 	struct ibv_context *ctx;
 	int busy;
 
@@ -63,6 +86,11 @@ SV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 		       channel->refcnt);
 		return EBUSY;
 	}
+	hooks = channel_hooks(ctx);
+	if (hooks) {
+		hooks->destroy_comp_channel(channel);
+		return 0;
+	}
 	close(channel->fd);
 	free(channel);
 	return 0;
@@ -72,6 +100,7 @@ SV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 			       struct ibv_cq **cq, void **cq_context)
 {
+	const struct sv_device_hooks *hooks;
 	struct ib_uverbs_comp_event_desc ev;
 	struct ibv_cq *c;
 	ssize_t n;
@@ -86,14 +115,25 @@ SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 		errno = EPERM;
 		return -1;
 	}
-	n = read(channel->fd, &ev, sizeof(ev));
-	if (n != (ssize_t)sizeof(ev)) {
-		if (n >= 0)
-			errno = EIO;
-		return -1;
+	hooks = valid_ctx(channel->context) ? channel_hooks(channel->context) :
+					      NULL;
+	if (hooks) {
+		int ret = hooks->get_cq_event(channel, &c);
+
+		if (ret) {
+			errno = ret;
+			return -1;
+		}
+	} else {
+		n = read(channel->fd, &ev, sizeof(ev));
+		if (n != (ssize_t)sizeof(ev)) {
+			if (n >= 0)
+				errno = EIO;
+			return -1;
+		}
+		/* the CQ's address is its user handle (lib/cmd_cq.c) */
+		c = (struct ibv_cq *)(uintptr_t)ev.cq_handle;
 	}
-	/* the CQ's address is its user handle (lib/cmd_cq.c) */
-	c = (struct ibv_cq *)(uintptr_t)ev.cq_handle;
 	*cq = c;
 	*cq_context = c->cq_context;
 	sv_priv(c->context)->ops.cq_event(c);

@@ -48,6 +48,19 @@ struct sv_device_hooks {
 	 * table, as sysfs). NULL: the kernel's. */
 	int (*query_pkey)(struct ibv_context *ctx, uint8_t port_num,
 			  int index, __be16 *pkey);
+	/* Optional, the three or none: completion channels of a device
+	 * whose completion events no kernel delivers (lib/events.c).
+	 * create_comp_channel: a channel whose fd is readable while it
+	 * holds an event (the core sets its context and refcnt), or NULL
+	 * with errno. destroy_comp_channel: free it (no CQ uses it any
+	 * more). get_cq_event: take the next event as a read() of the
+	 * kernel's channel would, blocking unless the application made the
+	 * fd O_NONBLOCK: 0 and the CQ, or a positive errno (EAGAIN). NULL:
+	 * the kernel's channel. */
+	struct ibv_comp_channel *(*create_comp_channel)(struct ibv_context *ctx);
+	void (*destroy_comp_channel)(struct ibv_comp_channel *channel);
+	int (*get_cq_event)(struct ibv_comp_channel *channel,
+			    struct ibv_cq **cq);
 };
 
 /* A driver: who claims the devices discovery finds. The core asks them

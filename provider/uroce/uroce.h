@@ -13,6 +13,7 @@
 
 #include <net/if.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -21,6 +22,10 @@
 
 /* The device names: uroce<N>, N the interface's place in SOFTVERBS_UROCE */
 #define UROCE_NAME_PREFIX "uroce"
+/* rxe's limits that the MR table and the CQs enforce (uroce_verbs.c
+ * reports them with the rest) */
+#define UROCE_MAX_CQE 32767            /* (1 << 15) - 1 */
+#define UROCE_MAX_MR 524287
 /* How many interfaces SOFTVERBS_UROCE may name */
 #define UROCE_MAX_DEVICES 64
 
@@ -75,6 +80,9 @@ struct uroce_context {
 	pthread_mutex_t pd_lock;
 	struct uroce_pd pds;           /* the list's head; pd_lock */
 	uint32_t next_pd_handle;       /* pd_lock */
+	/* destroyed CQs whose CQ_ERR event is still unread: freed at
+	 * close, so that reading it touches no freed memory; pd_lock */
+	struct uroce_cq *zombies;
 };
 
 static inline struct uroce_context *to_uroce_context(struct ibv_context *ibctx)
@@ -102,6 +110,121 @@ void uroce_fill_device_attr(const struct uroce_netdev *nd,
 			    struct ibv_device_attr_ex *attr);
 void uroce_fill_port_attr(const struct uroce_netdev *nd,
 			  struct ibv_port_attr *attr);
+
+/* ---- uroce_mr.c: memory regions, in a table of the process ------------- */
+
+/* An MR. Its keys are its place in the table (uroce_mr.c says how):
+ * lkey always, rkey the same value when it grants a remote access, else
+ * 0 (rxe's rule). */
+struct uroce_mr {
+	struct sv_mr core;       /* first */
+	/* the table's lock: they change under it (rereg) */
+	struct ibv_pd *pd;
+	uint8_t *addr;           /* where the MR's first byte is here */
+	uint64_t iova;           /* its address for the peers */
+	size_t length;           /* bytes */
+	int access;              /* IBV_ACCESS_* */
+	uint32_t slot;           /* immutable */
+	unsigned int refs;       /* lookups in progress; the table's lock */
+};
+
+static inline struct uroce_mr *to_uroce_mr(struct ibv_mr *ibmr)
+{
+	return container_of(ibmr, struct uroce_mr, core.mr);
+}
+
+/* Why an access was refused (the responder NAKs with what rxe would) */
+enum uroce_mr_fault {
+	UROCE_MR_OK = 0,
+	UROCE_MR_BAD_KEY,        /* no live MR has this key */
+	UROCE_MR_BAD_PD,         /* the MR is another PD's */
+	UROCE_MR_BAD_ACCESS,     /* the MR does not grant the access */
+	UROCE_MR_BAD_RANGE,      /* [va, va + len) is not inside the MR */
+};
+
+/* The MR the key names, if it is pd's, grants every flag of access
+ * (IBV_ACCESS_*; 0 for a local read) and holds [va, va + len): the MR
+ * with a reference (uroce_mr_put), or NULL and *fault says why. A
+ * zero-length access checks the key, PD and access flags and va <=
+ * the MR's end; rxe's responder does not look up a zero-length RDMA
+ * (C9-88), its caller decides. */
+struct uroce_mr *uroce_mr_check(struct ibv_pd *pd, uint32_t key, uint64_t va,
+				size_t len, int access,
+				enum uroce_mr_fault *fault);
+void uroce_mr_put(struct uroce_mr *mr);
+/* Where byte va of a checked MR is (va inside the MR). */
+static inline void *uroce_mr_ptr(const struct uroce_mr *mr, uint64_t va)
+{
+	return mr->addr + (va - mr->iova);
+}
+struct ibv_mr *uroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			    uint64_t hca_va, int access);
+int uroce_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
+int uroce_dereg_mr(struct ibv_mr *ibmr);
+/* Deregister what a closing context left (its PDs' MRs). */
+void uroce_mr_release_context(struct ibv_context *ibctx);
+/* The key permutation (tests): a bijection of 32-bit values, secret
+ * (keyed from getrandom at the first registration), and its inverse. */
+uint32_t uroce_key_permute(uint32_t x);
+uint32_t uroce_key_unpermute(uint32_t key);
+
+/* ---- uroce_cq.c: completion queues and channels ------------------------ */
+
+struct uroce_channel;
+
+/* A CQ: a ring of work completions the engine fills (uroce_cq_push) and
+ * the application polls. */
+struct uroce_cq {
+	struct sv_cq core;            /* first */
+	pthread_mutex_t lock;
+	struct ibv_wc *ring;          /* nslots entries; lock */
+	uint32_t nslots;              /* a power of two, cqe + 1; lock */
+	uint32_t head, tail;          /* consumer, producer counts; lock */
+	int notify;                   /* 0, or UROCE_CQ_NOTIFY_*; lock */
+	struct uroce_channel *channel;       /* immutable */
+	/* the channel's event queue: the channel's lock */
+	struct uroce_cq *ev_next;
+	bool ev_queued;
+	unsigned int comp_reported;   /* events read by the application */
+	/* CQ_ERR events written and read (uroce_async_event) */
+	unsigned int async_written;   /* lock */
+	bool dead;                    /* destroyed; lock */
+	_Atomic unsigned int async_reported;
+	struct uroce_cq *zombie_next; /* the context's zombie list */
+};
+#define UROCE_CQ_NOTIFY_SOLICITED 1
+#define UROCE_CQ_NOTIFY_NEXT 2
+
+static inline struct uroce_cq *to_uroce_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct uroce_cq, core.cq);
+}
+
+/* The engine's completion: 0, or EBUSY when the CQ is full: the
+ * completion is dropped and the context gets an IBV_EVENT_CQ_ERR for
+ * the CQ, as rxe does (rxe_cq_post); the caller moves its QP to the
+ * error state. solicited: the
+ * completion of a solicited message (a notify_cq(solicited_only) fires
+ * for it). A notified CQ with a channel gets one event. */
+int uroce_cq_push(struct uroce_cq *cq, const struct ibv_wc *wc,
+		  bool solicited);
+struct ibv_cq *uroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int uroce_resize_cq(struct ibv_cq *ibcq, int cqe);
+int uroce_destroy_cq(struct ibv_cq *ibcq);
+/* ibv_get_async_event's notice: counts a CQ_ERR event as read. */
+void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event *ev);
+/* Free the CQs destroyed with an unread CQ_ERR event (a closing
+ * context). */
+void uroce_cq_release_context(struct ibv_context *ibctx);
+/* The channel hooks (lib/registry.h) */
+struct ibv_comp_channel *uroce_create_comp_channel(struct ibv_context *ibctx);
+void uroce_destroy_comp_channel(struct ibv_comp_channel *ch);
+int uroce_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq);
 
 /* ---- uroce_driver.c: the driver (lib/registry.h) ------------------------- */
 

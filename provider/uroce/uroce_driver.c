@@ -212,4 +212,7 @@ static const struct sv_device_hooks uroce_hooks = {
 	.free = uroce_free_device,
 	.query_gid = uroce_query_gid,
 	.query_pkey = uroce_query_pkey,
+	.create_comp_channel = uroce_create_comp_channel,
+	.destroy_comp_channel = uroce_destroy_comp_channel,
+	.get_cq_event = uroce_get_cq_event,
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* uroce's answers: device, port and GID queries from the interface under
- * the device (uroce_netdev.c), PDs kept in the process. Every other verb
- * is the core's EOPNOTSUPP default until the engine (the wire, QPs, CQs,
- * MRs) lands.
+ * the device (uroce_netdev.c), PDs kept in the process, MRs
+ * (uroce_mr.c) and CQs (uroce_cq.c). Every other verb is the core's
+ * EOPNOTSUPP default until the engine (the wire, QPs) lands.
  *
  * The device attributes are rxe's (kernel 6.1, measured: kmod-notes/
  * rxe-siw.md), so that a program sized for rxe is sized for uroce; the
@@ -26,8 +26,6 @@
 #define UROCE_MAX_QP_WR 1048576
 #define UROCE_MAX_SGE 32
 #define UROCE_MAX_CQ 1048576
-#define UROCE_MAX_CQE 32767            /* (1 << 15) - 1 */
-#define UROCE_MAX_MR 524287
 #define UROCE_MAX_PD 1048576
 #define UROCE_MAX_RD_ATOM 128
 #define UROCE_MAX_RES_RD_ATOM 0x3f000
@@ -260,6 +258,15 @@ int uroce_context_init(struct uroce_context *ctx, const char *netdev)
 	 * struct ib_uverbs_async_event_desc to, as the kernel does */
 	if (pipe2(fds, O_CLOEXEC))
 		return errno;
+	/* the engine never blocks on it: an event that finds it full is
+	 * lost (and logged) */
+	if (fcntl(fds[1], F_SETFL, O_NONBLOCK)) {
+		int err = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return err;
+	}
 	ibctx->async_fd = fds[0];
 	ctx->async_wr_fd = fds[1];
 	ibctx->num_comp_vectors = 1;
@@ -271,10 +278,13 @@ int uroce_context_init(struct uroce_context *ctx, const char *netdev)
 
 void uroce_context_release(struct uroce_context *ctx)
 {
-	struct uroce_pd *pd = ctx->pds.next;
+	struct uroce_pd *pd;
 
 	/* what the application did not free goes with the context, as the
 	 * kernel frees a closed context's objects */
+	uroce_mr_release_context(&ctx->sv.vctx.context);
+	uroce_cq_release_context(&ctx->sv.vctx.context);
+	pd = ctx->pds.next;
 	while (pd != &ctx->pds) {
 		struct uroce_pd *next = pd->next;
 
@@ -290,6 +300,15 @@ static const struct sv_context_ops uroce_ctx_ops = {
 	.query_port = uroce_query_port,
 	.alloc_pd = uroce_alloc_pd,
 	.dealloc_pd = uroce_dealloc_pd,
+	.reg_mr = uroce_reg_mr,
+	.rereg_mr = uroce_rereg_mr,
+	.dereg_mr = uroce_dereg_mr,
+	.create_cq = uroce_create_cq,
+	.poll_cq = uroce_poll_cq,
+	.req_notify_cq = uroce_req_notify_cq,
+	.resize_cq = uroce_resize_cq,
+	.destroy_cq = uroce_destroy_cq,
+	.async_event = uroce_async_event,
 };
 
 /* Not in the built-in list (lib/providers.c): no kernel device matches
