@@ -19,7 +19,8 @@
 
 #include "provider.h"
 
-/* The device names: uroce<N>, N the interface's place in SOFTVERBS_UROCE */
+/* The device names: uroce<N>, N the interface's place in SOFTVERBS_UROCE,
+ * or as softverbs link configured them (uroce_dev_name_valid) */
 #define UROCE_NAME_PREFIX "uroce"
 /* How many interfaces SOFTVERBS_UROCE may name */
 #define UROCE_MAX_DEVICES 64
@@ -111,5 +112,10 @@ void uroce_fill_port_attr(const struct uroce_netdev *nd,
  * and leave their place empty (""). Returns the number of places. */
 size_t uroce_parse_list(const char *value,
 			char names[][IF_NAMESIZE], size_t max);
+
+/* A name softverbs link takes, the configured devices' rule: uroce
+ * and a decimal number without a leading zero (uroce0, uroce12), fewer
+ * than IBV_SYSFS_NAME_MAX bytes. */
+bool uroce_dev_name_valid(const char *name);
 
 #endif
