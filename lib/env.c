@@ -21,6 +21,7 @@ const char *const sv_env_path_names[] = {
 	"IBV_DRIVERS",         /* the same, rdma-core's older name */
 	"SYSFS_PATH",          /* the sysfs tree to trust */
 	"SOFTVERBS_UROCE",     /* devices to create, and which code drives them */
+	"SOFTVERBS_SYSCONFDIR", /* the folder of the system's uroce.conf */
 	NULL,
 };
 

@@ -20,7 +20,8 @@
 
 #include "provider.h"
 
-/* The device names: uroce<N>, N the interface's place in SOFTVERBS_UROCE */
+/* The device names: uroce<N>, N the interface's place in SOFTVERBS_UROCE,
+ * or as softverbs link configured them (uroce_dev_name_valid) */
 #define UROCE_NAME_PREFIX "uroce"
 /* rxe's limits that the MR table and the CQs enforce (uroce_verbs.c
  * reports them with the rest) */
@@ -234,5 +235,10 @@ int uroce_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq);
  * and leave their place empty (""). Returns the number of places. */
 size_t uroce_parse_list(const char *value,
 			char names[][IF_NAMESIZE], size_t max);
+
+/* A name softverbs link takes, the configured devices' rule: uroce
+ * and a decimal number without a leading zero (uroce0, uroce12), fewer
+ * than IBV_SYSFS_NAME_MAX bytes. */
+bool uroce_dev_name_valid(const char *name);
 
 #endif

@@ -13,12 +13,15 @@
 # with a forged second line, RDMAV_DRIVERS and IBV_DRIVERS naming a
 # library whose constructor creates a marker file, SYSFS_PATH naming a
 # tree with a device of the caller's, SOFTVERBS_UROCE=lo asking for a
-# uroce device. For each: no file appears, the library is not in its
+# uroce device, and uroce.conf files of the caller's (softverbs link)
+# through XDG_CONFIG_HOME, HOME and SOFTVERBS_SYSCONFDIR. For each: no file appears, the library is not in its
 # maps, neither the caller's device nor uroce0 is listed, the real
-# devices are, and one warning names every ignored variable. The same
-# program unprivileged (a plain copy, run by nobody) honours them all:
-# the log file appears (mode 0600), the marker library runs, and the
-# forged line arrives escaped, on one line.
+# devices are, and one warning names every ignored variable (not HOME
+# and XDG_CONFIG_HOME, set in every session). The same program
+# unprivileged (a plain copy, run by nobody) honours them all: the log
+# file appears (mode 0600), the marker library runs, the caller's
+# uroce.conf gives its device, and the forged line arrives escaped, on
+# one line.
 #
 # Host (no RDMA netlink devices): in a private mount namespace a fake
 # sysfs tree with one ConnectX (mlx5_0) is bound over /sys, so the
@@ -99,6 +102,10 @@ chmod 0644 "$root_dir/libsvmarker-rdmav34.so"
 user_dir=$work/user
 mkdir -p "$user_dir"
 fake_tree "$user_dir/sys" evil0
+mkdir -p "$user_dir/config/softverbs" "$user_dir/home/.config/softverbs" "$user_dir/etc"
+echo "uroce7 lo" > "$user_dir/config/softverbs/uroce.conf"
+echo "uroce6 lo" > "$user_dir/home/.config/softverbs/uroce.conf"
+echo "uroce8 lo" > "$user_dir/etc/uroce.conf"
 cp "$marker" "$user_dir/libsvmarker-rdmav34.so"
 chown -R nobody "$user_dir"
 
@@ -138,7 +145,8 @@ attack=(SOFTVERBS_LOG=debug SOFTVERBS_LOG_FILE="$root_dir/log"
         SOFTVERBS_PROVIDERS="$forged"
         RDMAV_DRIVERS="$root_dir/libsvmarker" IBV_DRIVERS="$root_dir/libsvmarker"
         SYSFS_PATH="$user_dir/sys" SV_MARKER_FILE="$root_dir/marker"
-        SOFTVERBS_UROCE=lo)
+        SOFTVERBS_UROCE=lo XDG_CONFIG_HOME="$user_dir/config" HOME="$user_dir/home"
+        SOFTVERBS_SYSCONFDIR="$user_dir/etc")
 
 for kind in suid sgid cap; do
     out=$work/$kind.out err=$work/$kind.err
@@ -153,11 +161,12 @@ for kind in suid sgid cap; do
     ok=0; grep -qx "device $expect" "$out" && ! grep -q "device evil0" "$out" && ok=1
     result "$kind: lists $expect from the real sysfs, not the caller's SYSFS_PATH tree" $ok
     ok=0; grep -q "device uroce" "$out" || ok=1
-    result "$kind: no uroce device from the caller's SOFTVERBS_UROCE" $ok
+    result "$kind: no uroce device from the caller's SOFTVERBS_UROCE or uroce.conf files (XDG_CONFIG_HOME, HOME, SOFTVERBS_SYSCONFDIR)" $ok
     ok=1
-    for v in SOFTVERBS_LOG_FILE VERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH SOFTVERBS_UROCE; do
+    for v in SOFTVERBS_LOG_FILE VERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH SOFTVERBS_UROCE SOFTVERBS_SYSCONFDIR; do
         [ "$(grep -c "AT_SECURE.*ignoring.*$v" "$err")" = 1 ] || ok=0
     done
+    grep -q "AT_SECURE.*ignoring.*\(HOME\|XDG_CONFIG_HOME\)" "$err" && ok=0
     result "$kind: one warning names every ignored variable" $ok
     ok=0; grep -q '^\* \* \*' "$err" "$out" || ok=1
     result "$kind: the forged line appears nowhere" $ok
@@ -183,6 +192,7 @@ out=$work/plain.out
 as_nobody env "${san_env[@]}" SOFTVERBS_LOG=debug SOFTVERBS_LOG_FILE="$user_dir/log" \
     ${providers:+SOFTVERBS_PROVIDERS=$providers} RDMAV_DRIVERS="$user_dir/libsvmarker" \
     SYSFS_PATH="$user_dir/sys" SV_MARKER_FILE="$user_dir/marker" \
+    XDG_CONFIG_HOME="$user_dir/config" \
     "$work/probe-plain" > "$out" 2> "$work/plain.err"
 ok=0
 grep -qx "at_secure 0" "$out" && [ -e "$user_dir/marker" ] &&
@@ -191,6 +201,8 @@ result "unprivileged: RDMAV_DRIVERS honoured (the marker library ran)" $ok
 ok=0
 [ "$(stat -c '%a %U' "$user_dir/log" 2> /dev/null)" = "600 nobody" ] && ok=1
 result "unprivileged: SOFTVERBS_LOG_FILE honoured, created 0600" $ok
+ok=0; grep -qx "device uroce7" "$out" && ok=1
+result "unprivileged: the caller's uroce.conf honoured (XDG_CONFIG_HOME: uroce7)" $ok
 if [ $vm = 0 ]; then
     ok=0; grep -qx "device evil0" "$out" && ok=1
     result "unprivileged: SYSFS_PATH honoured (lists the tree's evil0)" $ok

@@ -49,12 +49,15 @@ else amtu="256 (1)"; fi
 lo6=0
 grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null && lo6=1
 
-# the library where its runner can read it (nobody: a copy it can reach)
+# the library where its runner can read it (nobody: a copy it can reach);
+# no uroce.conf of the host's or the user's (softverbs link) in the way
 lib=$libdir
+mkdir "$work/etc" "$work/config"
+conf=(SOFTVERBS_SYSCONFDIR="$work/etc" XDG_CONFIG_HOME="$work/config")
 # run [ENV=VALUE...] PROGRAM [ARG...]: $out (stdout, blanks squeezed),
 # $err (stderr), $rc
 run() {
-    env LD_LIBRARY_PATH="$lib" "$@" > "$work/out" 2> "$work/err"
+    env LD_LIBRARY_PATH="$lib" "${conf[@]}" "$@" > "$work/out" 2> "$work/err"
     rc=$?
     out=$(tr -s '\t ' '  ' < "$work/out")
     err=$(cat "$work/err")
@@ -129,7 +132,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
     mkdir "$nob" && cp -a "$libdir"/libibverbs.so* "$nob"/ && chmod -R a+rX "$work"
     lib=$nob
     run() {
-        (cd / && env LD_LIBRARY_PATH="$lib" setpriv --reuid=nobody --regid=nogroup \
+        (cd / && env LD_LIBRARY_PATH="$lib" "${conf[@]}" setpriv --reuid=nobody --regid=nogroup \
              --clear-groups -- env "$@") > "$work/out" 2> "$work/err"
         rc=$?
         out=$(tr -s '\t ' '  ' < "$work/out")
