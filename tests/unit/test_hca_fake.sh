@@ -105,7 +105,9 @@ mount --bind "$work/dev" /dev ||
 
 # A library built with ASan needs its runtime first in Debian's programs.
 asan=$(ldd "$libdir/libibverbs.so.1" | awk '/libasan/ { print $3 }')
-sv_env=(SYSFS_PATH="$sys" LD_LIBRARY_PATH="$libdir")
+# (the kernel's devices only: none of the uroce devices a developer keeps)
+sv_env=(SYSFS_PATH="$sys" LD_LIBRARY_PATH="$libdir" SOFTVERBS_UROCE=
+        XDG_CONFIG_HOME="$work/none" SOFTVERBS_SYSCONFDIR="$work/none")
 [ -n "$asan" ] && sv_env+=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0)
 
 # ---- ibv_devices, both libraries

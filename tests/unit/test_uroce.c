@@ -306,6 +306,9 @@ START_TEST(nothing_without_the_variable)
 	struct ibv_device **list;
 
 	unsetenv("SOFTVERBS_UROCE");
+	/* nor from the kept devices: not the developer's own uroce.conf */
+	setenv("XDG_CONFIG_HOME", "/nonexistent/softverbs-test", 1);
+	setenv("SOFTVERBS_SYSCONFDIR", "/nonexistent/softverbs-test", 1);
 	list = ibv_get_device_list(NULL);
 	/* a host without RDMA: ENOSYS as before; else no uroce device */
 	if (!list)
