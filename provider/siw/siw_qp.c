@@ -91,6 +91,7 @@ wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 	sv_lock(&wq->lock);
 	for (; wr; wr = wr->next) {
 		struct siw_rqe *rqe = rq_elem(wq, wq->put);
+		uint64_t len; /* for the probe */
 
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge ||
 		    (wr->num_sge && !wr->sg_list)) {
@@ -108,16 +109,20 @@ wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		rqe->num_sge = (uint8_t)wr->num_sge;
 		rqe->opcode = 0;
 		rqe->unused = 0;
-		if (wr->num_sge == 1) /* the common case: no call */
+		if (wr->num_sge == 1) { /* the common case: no call */
+			len = wr->sg_list->length;
 			memcpy(rqe->sge, wr->sg_list, sizeof(struct siw_sge));
-		else if (wr->num_sge)
-			memcpy(rqe->sge, wr->sg_list,
-			       (size_t)wr->num_sge * sizeof(struct siw_sge));
+		} else {
+			if (wr->num_sge)
+				memcpy(rqe->sge, wr->sg_list,
+				       (size_t)wr->num_sge *
+					       sizeof(struct siw_sge));
+			len = recv_bytes(wr);
+		}
 		__atomic_store_n(&rqe->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
 		wq->put++;
 		SV_PROBE(softverbs, post_recv, wq->probe_dev, wq->probe_qpn,
-			 rqe->id,
-			 wr->num_sge == 1 ? wr->sg_list->length : recv_bytes(wr));
+			 rqe->id, len);
 	}
 	sv_unlock(&wq->lock);
 	if (ret) {
