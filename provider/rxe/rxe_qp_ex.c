@@ -36,8 +36,8 @@ static int __attribute__((noinline)) close_checks(struct rxe_qp *qp,
 {
 	struct rxe_wr_batch *b = &qp->batch;
 
-	b->check = qp->core.qp.qp_type == IBV_QPT_UD;
-	if (qp->core.qp.qp_type == IBV_QPT_UD && !wqe->wr.wr.ud.ah_num) {
+	b->check = b->ud;
+	if (b->ud && !wqe->wr.wr.ud.ah_num) {
 		sv_err("QP %#x: a UD work request without ibv_wr_set_ud_addr",
 		       qp->core.qp.qp_num);
 		fail(b, EINVAL);
@@ -202,7 +202,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 	sv_lock(&qp->sq.lock);
 	b->wqe = NULL;
 	b->start_prod = qp->sq.prod;
-	b->check = qp->core.qp.qp_type == IBV_QPT_UD;
+	b->check = b->ud;
 	b->err = 0;
 	if (__builtin_expect(!rxe_sq_accepts(qpx->qp_base.state), 0))
 		start_refused(qp);
@@ -643,6 +643,7 @@ void rxe_qp_ex_init(struct rxe_qp *qp)
 {
 	struct ibv_qp_ex *qpx = &qp->core.qp_ex;
 
+	qp->batch.ud = qp->core.qp.qp_type == IBV_QPT_UD;
 	qpx->wr_start = wr_start;
 	qpx->wr_complete = wr_complete;
 	qpx->wr_abort = wr_abort;
