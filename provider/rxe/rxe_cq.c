@@ -133,14 +133,14 @@ poll_many(struct rxe_cq *cq, struct rxe_queue_buf *buf, struct ibv_wc *wc,
 	return poll_done(cq, buf, cons, (int)n);
 }
 
-int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/* rxe_poll_cq for num_entries > 0; one: num_entries is 1 (a constant,
+ * so that the common call tests nothing about how many to take). */
+static inline __attribute__((always_inline)) int
+poll_cq(struct rxe_cq *cq, int num_entries, struct ibv_wc *wc, const int one)
 {
-	struct rxe_cq *cq = to_rxe_cq(ibcq);
 	struct rxe_queue_buf *buf;
 	uint32_t cons, avail;
 
-	if (__builtin_expect(num_entries <= 0, 0))
-		return 0;
 	sv_lock(&cq->lock);
 	/* locals: the stores into wc[] could alias cq as far as the
 	 * compiler knows */
@@ -158,13 +158,24 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		sv_unlock(&cq->lock);
 		return 0;
 	}
-	if (__builtin_expect(avail > 1 && num_entries > 1, 0))
+	if (!one && __builtin_expect(avail > 1 && num_entries > 1, 0))
 		return poll_many(cq, buf, wc,
 				 avail < (uint32_t)num_entries ?
 					 avail :
 					 (uint32_t)num_entries);
 	copy_cqe(cq, wc, buf, cons, cq->q.log2_elem);
 	return poll_done(cq, buf, (cons + 1) & cq->q.mask, 1);
+}
+
+int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct rxe_cq *cq = to_rxe_cq(ibcq);
+
+	if (num_entries == 1)
+		return poll_cq(cq, 1, wc, 1);
+	if (__builtin_expect(num_entries <= 0, 0))
+		return 0;
+	return poll_cq(cq, num_entries, wc, 0);
 }
 
 int rxe_req_notify_cq(struct ibv_cq *cq, int solicited_only)

@@ -55,6 +55,9 @@ struct rxe_wr_batch {
 	 * atomics (8 local bytes) */
 	int check;
 	uint32_t start_prod;      /* where the batch began, to rewind */
+	/* the QP is UD: what check is at every batch's start (set by
+	 * rxe_qp_ex_init, so that wr_start does not compute it) */
+	int ud;
 };
 
 struct rxe_qp {

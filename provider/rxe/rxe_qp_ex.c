@@ -36,8 +36,8 @@ static int __attribute__((noinline)) close_checks(struct rxe_qp *qp,
 {
 	struct rxe_wr_batch *b = &qp->batch;
 
-	b->check = qp->core.qp.qp_type == IBV_QPT_UD;
-	if (qp->core.qp.qp_type == IBV_QPT_UD && !wqe->wr.wr.ud.ah_num) {
+	b->check = b->ud;
+	if (b->ud && !wqe->wr.wr.ud.ah_num) {
 		sv_err("QP %#x: a UD work request without ibv_wr_set_ud_addr",
 		       qp->core.qp.qp_num);
 		fail(b, EINVAL);
@@ -162,6 +162,20 @@ no_wqe_for_set(struct ibv_qp_ex *qpx)
 	return NULL;
 }
 
+/* An ATOMIC WRITE or a FLUSH, the WQEs no ibv_wr_set_sge* or
+ * ibv_wr_set_inline_data* may complete: the two highest opcodes a WQE is
+ * opened with (the rest are at most IBV_WR_SEND_WITH_INV), so that one
+ * comparison tells them. */
+_Static_assert(SV_WR_FLUSH + 1 == IBV_WR_ATOMIC_WRITE &&
+		       IBV_WR_SEND_WITH_INV < SV_WR_FLUSH &&
+		       IBV_WR_BIND_MW < SV_WR_FLUSH &&
+		       IBV_WR_LOCAL_INV < SV_WR_FLUSH,
+	       "no_data_wqe: ATOMIC WRITE and FLUSH are the highest opcodes");
+static inline int no_data_wqe(const struct rxe_send_wqe *wqe)
+{
+	return wqe->wr.opcode >= SV_WR_FLUSH;
+}
+
 static inline struct rxe_send_wqe *open_for_set(struct ibv_qp_ex *qpx)
 {
 	struct rxe_send_wqe *wqe = qpx_to_rxe(qpx)->batch.wqe;
@@ -188,7 +202,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 	sv_lock(&qp->sq.lock);
 	b->wqe = NULL;
 	b->start_prod = qp->sq.prod;
-	b->check = qp->core.qp.qp_type == IBV_QPT_UD;
+	b->check = b->ud;
 	b->err = 0;
 	if (__builtin_expect(!rxe_sq_accepts(qpx->qp_base.state), 0))
 		start_refused(qp);
@@ -483,13 +497,16 @@ static void __attribute__((noinline, cold)) no_sges(struct ibv_qp_ex *qpx)
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		       uint32_t length)
 {
-	struct rxe_send_wqe *wqe = open_for_set(qpx);
+	/* open_for_set's test, with every way out a tail call (no frame) */
+	struct rxe_send_wqe *wqe = qpx_to_rxe(qpx)->batch.wqe;
 
-	if (!wqe)
+	if (__builtin_expect(!wqe, 0)) {
+		no_wqe_for_set(qpx);
 		return;
+	}
 	if (__builtin_expect(!qpx_to_rxe(qpx)->sq.max_sge, 0))
 		return no_sges(qpx);
-	if (__builtin_expect(!!((RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP) & (1u << wqe->wr.opcode)), 0))
+	if (__builtin_expect(no_data_wqe(wqe), 0))
 		return no_data_setter(qpx);
 	wqe->dma.sge[0] = (struct rxe_sge){ .addr = addr, .length = length,
 					    .lkey = lkey };
@@ -506,7 +523,7 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 
 	if (!wqe)
 		return;
-	if ((RXE_ATOMIC_WRITE_OP | RXE_FLUSH_OP) & (1u << wqe->wr.opcode))
+	if (no_data_wqe(wqe))
 		return no_data_setter(qpx);
 	if (num_sge > qp->sq.max_sge) {
 		sv_err("QP %#x: %zu SGEs, the send queue takes %u",
@@ -626,6 +643,7 @@ void rxe_qp_ex_init(struct rxe_qp *qp)
 {
 	struct ibv_qp_ex *qpx = &qp->core.qp_ex;
 
+	qp->batch.ud = qp->core.qp.qp_type == IBV_QPT_UD;
 	qpx->wr_start = wr_start;
 	qpx->wr_complete = wr_complete;
 	qpx->wr_abort = wr_abort;

@@ -377,11 +377,13 @@ post_fast(struct rxe_qp *qp, struct ibv_send_wr *wr,
 
 	sv_lock(&qp->sq.lock);
 	next = rxe_queue_next(&qp->sq.q, qp->sq.prod);
+	/* the slot before the kernel's index is read: from the queue
+	 * fields already loaded, not loaded again after the acquire */
+	wqe = rxe_queue_elem(&qp->sq.q, qp->sq.prod);
 	if (__builtin_expect(next == rxe_queue_kernel_cons(&qp->sq.q), 0)) {
 		sv_unlock(&qp->sq.lock);
 		return post_list(qp, wr, bad_wr); /* says so: ENOMEM */
 	}
-	wqe = rxe_queue_elem(&qp->sq.q, qp->sq.prod);
 	memset(&wqe->status, 0,
 	       offsetof(struct rxe_send_wqe, dma.sge) -
 		       offsetof(struct rxe_send_wqe, status));

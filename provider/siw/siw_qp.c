@@ -91,6 +91,7 @@ wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 	sv_lock(&wq->lock);
 	for (; wr; wr = wr->next) {
 		struct siw_rqe *rqe = rq_elem(wq, wq->put);
+		uint64_t len; /* for the probe */
 
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge ||
 		    (wr->num_sge && !wr->sg_list)) {
@@ -108,16 +109,20 @@ wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		rqe->num_sge = (uint8_t)wr->num_sge;
 		rqe->opcode = 0;
 		rqe->unused = 0;
-		if (wr->num_sge == 1) /* the common case: no call */
+		if (wr->num_sge == 1) { /* the common case: no call */
+			len = wr->sg_list->length;
 			memcpy(rqe->sge, wr->sg_list, sizeof(struct siw_sge));
-		else if (wr->num_sge)
-			memcpy(rqe->sge, wr->sg_list,
-			       (size_t)wr->num_sge * sizeof(struct siw_sge));
+		} else {
+			if (wr->num_sge)
+				memcpy(rqe->sge, wr->sg_list,
+				       (size_t)wr->num_sge *
+					       sizeof(struct siw_sge));
+			len = recv_bytes(wr);
+		}
 		__atomic_store_n(&rqe->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
 		wq->put++;
 		SV_PROBE(softverbs, post_recv, wq->probe_dev, wq->probe_qpn,
-			 rqe->id,
-			 wr->num_sge == 1 ? wr->sg_list->length : recv_bytes(wr));
+			 rqe->id, len);
 	}
 	sv_unlock(&wq->lock);
 	if (ret) {
@@ -469,9 +474,10 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct siw_qp *qp = to_siw_qp(ibqp);
 	const struct ibv_sge *sg;
-	struct siw_sqe *sqe;
+	struct siw_sqe *sqe, *prev;
 	unsigned int sf;
-	uint32_t put;
+	uint32_t put, mask;
+	enum ibv_wr_opcode wop;
 	uint8_t opcode;
 	int ret = 0;
 
@@ -479,9 +485,10 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				     !wr->sg_list || !qp->sq.max_sge,
 			     0))
 		return post_list(ibqp, wr, bad_wr);
-	if (wr->opcode == IBV_WR_RDMA_WRITE)
+	wop = wr->opcode; /* kept for the probe: no load there */
+	if (wop == IBV_WR_RDMA_WRITE)
 		opcode = SIW_OP_WRITE;
-	else if (wr->opcode == IBV_WR_SEND)
+	else if (wop == IBV_WR_SEND)
 		opcode = SIW_OP_SEND;
 	else
 		return post_list(ibqp, wr, bad_wr);
@@ -492,7 +499,8 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	sv_lock(&qp->sq.lock);
 	put = qp->sq.put;
-	sqe = sq_elem(&qp->sq, put);
+	mask = qp->sq.num - 1;
+	sqe = (struct siw_sqe *)qp->sq.ring + (put & mask);
 	if (__builtin_expect(elem_busy(&sqe->flags), 0)) {
 		sv_unlock(&qp->sq.lock);
 		return post_list(ibqp, wr, bad_wr); /* says so: ENOMEM */
@@ -512,10 +520,13 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	__atomic_store_n(&sqe->flags, sqe_flags(qp, sf), __ATOMIC_RELEASE);
 	qp->sq.put = put + 1;
 	SV_PROBE(rdma_core_siw, post_send, qp->probe.dev, ibqp->qp_num,
-		 qp->probe.opname[wr->opcode], sg->length);
-	/* as in post_list: ring only when siw's transmitter is idle */
+		 qp->probe.opname[wop], sg->length);
+	/* as in post_list: ring only when siw's transmitter is idle, that
+	 * is when the element before this one is not siw's (the ring's
+	 * last when this is its first; none in a ring of one) */
+	prev = put & mask ? sqe - 1 : sqe + mask;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (qp->sq.num == 1 || !elem_busy(&sq_elem(&qp->sq, put - 1)->flags)) {
+	if (!mask || !elem_busy(&prev->flags)) {
 		ret = sv_cmd_doorbell_ring(&qp->db);
 		if (__builtin_expect(ret != 0, 0)) {
 			sv_err("QP %#x: send doorbell failed: %s (not connected?)",
