@@ -339,8 +339,8 @@ vm_kernel_headers() {
     VM_KMAKE=()
     h=$VM_CACHE/headers/$VM_KVER root=$VM_CACHE/headers/$VM_KVER/root
     VM_HDR=$root/usr/src/linux-headers-$VM_KVER
-    # (ready.2: the programs of the headers package wrapped too)
-    if [ ! -e "$h/ready.2" ]; then
+    # (ready.3: every program that needs the suite's C library wrapped)
+    if [ ! -e "$h/ready.3" ]; then
         mkdir -p "$h" 2> /dev/null && [ -w "$h" ] || { vm_msg "cannot write $h"; return 1; }
         t0=$(vm_now)
         ver=$(vm_kernel_info version)
@@ -368,7 +368,10 @@ vm_kernel_headers() {
         local ld=$h/rt/usr/lib/x86_64-linux-gnu
         while IFS= read -r -d '' f; do
             [ "$(head -c 4 "$f")" = "$(printf '\177ELF')" ] || continue
-            ldd "$f" 2>&1 | grep -q 'not found' || continue
+            # (not `ldd | grep -q`: under pipefail, ldd killed by SIGPIPE
+            # when grep has its line fails the test, and the program stayed
+            # unwrapped: objtool.real-x86, whose first line says it)
+            case $(ldd "$f" 2>&1) in *'not found'*) ;; *) continue ;; esac
             mv "$f" "$f.suite"
             # shellcheck disable=SC2016  # $0 and $@ are the wrapper's
             printf '#!/bin/sh\nexec %s/ld-linux-x86-64.so.2 --library-path %s "$0.suite" "$@"\n' \
@@ -376,7 +379,7 @@ vm_kernel_headers() {
         done < <(find "$root/usr/lib" -path '*linux-kbuild-*' -type f -perm -u+x -print0
                  # (7.2's objtool is in the headers package itself)
                  find "$root/usr/src" -type f -perm -u+x -print0)
-        touch "$h/ready.2"
+        touch "$h/ready.3"
         vm_msg "headers ready in $(awk -v a="$t0" -v b="$(vm_now)" 'BEGIN{printf "%.1f", b-a}') s"
     fi
     VM_KMAKE=(CC=gcc)
