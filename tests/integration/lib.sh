@@ -55,8 +55,10 @@ sv_need_cmd() {
 
 # sv_require_loads PROG: LD_LIBRARY_PATH=$libdir makes PROG load softverbs
 sv_require_loads() {
+    # (grep reads it all: grep -q could leave ldd to SIGPIPE, a failure
+    # under pipefail)
     LD_LIBRARY_PATH=$libdir ldd "$(command -v "$1")" |
-        grep -q "$libdir/libibverbs.so.1" ||
+        grep -F "$libdir/libibverbs.so.1" > /dev/null ||
         { echo "FAIL: LD_LIBRARY_PATH=$libdir does not make $1 load softverbs"; exit 1; }
 }
 
