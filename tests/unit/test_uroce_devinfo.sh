@@ -54,6 +54,9 @@ grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null && 
 lib=$libdir
 mkdir "$work/etc" "$work/config"
 conf=(SOFTVERBS_SYSCONFDIR="$work/etc" XDG_CONFIG_HOME="$work/config")
+# a library built with ASan needs its runtime first in Debian's programs
+asan=$(ldd "$libdir/libibverbs.so.1" | awk '/libasan/ { print $3 }')
+[ -n "$asan" ] && conf+=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0)
 # run [ENV=VALUE...] PROGRAM [ARG...]: $out (stdout, blanks squeezed),
 # $err (stderr), $rc
 run() {

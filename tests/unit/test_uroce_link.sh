@@ -49,11 +49,15 @@ etc=$work/etc
 mkdir "$etc"
 lib=$libdir
 cmd=$S
+# a library built with ASan needs its runtime first in Debian's programs
+san=()
+asan=$(ldd "$libdir/libibverbs.so.1" | awk '/libasan/ { print $3 }')
+[ -n "$asan" ] && san=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0)
 # run [ENV=VALUE...] PROGRAM [ARG...]: $out (stdout, blanks squeezed),
 # $err (stderr), $rc; SOFTVERBS_UROCE unset unless given
 run() {
     env -u SOFTVERBS_UROCE LD_LIBRARY_PATH="$lib" SOFTVERBS_SYSCONFDIR="$etc" \
-        XDG_CONFIG_HOME="$cfg" "$@" > "$work/out" 2> "$work/err"
+        XDG_CONFIG_HOME="$cfg" "${san[@]}" "$@" > "$work/out" 2> "$work/err"
     rc=$?
     out=$(tr -s '\t ' '  ' < "$work/out")
     err=$(cat "$work/err")
@@ -217,7 +221,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
     run() {
         (cd / && env -u SOFTVERBS_UROCE LD_LIBRARY_PATH="$lib" SOFTVERBS_SYSCONFDIR="$etc" \
              XDG_CONFIG_HOME="$cfg" setpriv --reuid=nobody --regid=nogroup \
-             --clear-groups -- env "$@") > "$work/out" 2> "$work/err"
+             --clear-groups -- env "${san[@]}" "$@") > "$work/out" 2> "$work/err"
         rc=$?
         out=$(tr -s '\t ' '  ' < "$work/out")
         err=$(cat "$work/err")
