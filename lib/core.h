@@ -45,6 +45,9 @@ int sv_fork_range_del(void *base, size_t len);
  * sv_fork_mr_forget, after DEREG_MR (mr is only a key, never read): drop
  * the note, or the map's range. 0 or -errno. */
 int sv_fork_mr_protecting(void);
+/* sv_fork_range_add for a registration once sv_fork_mr_protecting said
+ * yes (the environment is read: no second look on the way). */
+int sv_fork_mr_protect(void *base, size_t len);
 int sv_fork_mr_record(const void *mr, void *base, size_t len);
 int sv_fork_mr_forget(const void *mr, void *base, size_t len);
 /* Read RDMAV_FORK_SAFE / IBV_FORK_SAFE again, once: from the first device

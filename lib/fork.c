@@ -415,6 +415,12 @@ int sv_fork_range_add(void *base, size_t len)
 	return range_add(base, len);
 }
 
+int sv_fork_mr_protect(void *base, size_t len)
+{
+	/* sv_fork_mr_protecting read the environment already */
+	return base && len ? range_add(base, len) : 0;
+}
+
 int sv_fork_range_del(void *base, size_t len)
 {
 	uintptr_t first, end;

@@ -32,7 +32,8 @@ static int valid_pd(struct ibv_pd *pd)
 
 /* 0 or a positive errno; *access loses the optional bits the kernel
  * does not know (they are hints: dropping them is allowed). */
-static int check_access(struct ibv_context *ctx, unsigned int *access)
+static inline __attribute__((always_inline)) int
+check_access(struct ibv_context *ctx, unsigned int *access)
 {
 	if (*access & ~(unsigned int)SV_ACCESS_KNOWN) {
 		sv_err("unknown access bits 0x%x",
@@ -97,7 +98,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	 * Off: a note after REG_MR (sv_fork_mr_record). */
 	pinned = pins_pages(access);
 	protect = pinned && sv_fork_mr_protecting();
-	ret = protect ? sv_fork_range_add(addr, length) : 0;
+	ret = protect ? sv_fork_mr_protect(addr, length) : 0;
 	if (ret) {
 		sv_explain_reg_mr_fork(addr, length, -ret);
 		errno = -ret;
@@ -176,6 +177,13 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
 	return reg_mr_probed(pd, addr, length, iova, (unsigned int)access);
 }
 
+/* ibv_dereg_mr's failure probe, out of line: the way to success keeps
+ * no register for it. */
+static int __attribute__((noinline, cold)) dereg_failed(int err)
+{
+	return SV_PROBE_ERR("ibv_dereg_mr", err);
+}
+
 SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	void *addr;
@@ -184,16 +192,20 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	int ret;
 
 	if (!mr || !valid_pd(mr->pd))
-		return SV_PROBE_ERR("ibv_dereg_mr", EINVAL);
+		return dereg_failed(EINVAL);
 	addr = mr->addr;
 	length = mr->length;
 	in_map = mr_in_map(mr);
 	ret = sv_priv(mr->context)->ops.dereg_mr(mr);
 	if (ret)
-		return SV_PROBE_ERR("ibv_dereg_mr", ret);
-	SV_PROBE(softverbs, dereg_mr, addr, length, in_map);
-	if (!in_map)
+		return dereg_failed(ret);
+	/* the probe in each branch, in_map a constant there: no register
+	 * holds it for the probe */
+	if (!in_map) {
+		SV_PROBE(softverbs, dereg_mr, addr, length, 0);
 		return 0;
+	}
+	SV_PROBE(softverbs, dereg_mr, addr, length, 1);
 	/* the pages are unpinned: the last registration of a page makes it
 	 * inheritable again (mr is a key here, no longer an object) */
 	ret = sv_fork_mr_forget(mr, addr, length);
@@ -477,7 +489,7 @@ static struct ibv_mr *reg_mr_ex(struct ibv_pd *pd,
 	/* the fork-safety part, exactly as ibv_reg_mr's */
 	pinned = !(mask & IBV_REG_MR_MASK_FD) && pins_pages(access);
 	protect = pinned && sv_fork_mr_protecting();
-	ret = protect ? sv_fork_range_add(a.addr, a.length) : 0;
+	ret = protect ? sv_fork_mr_protect(a.addr, a.length) : 0;
 	if (ret) {
 		sv_explain_reg_mr_fork(a.addr, a.length, -ret);
 		return reg_mr_ex_fail(-ret);
