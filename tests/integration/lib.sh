@@ -66,6 +66,17 @@ label() {
     if [ "$1" = sv ]; then echo softverbs; else echo rdma-core; fi
 }
 
+# sv_end_pairs: the "SERVER CLIENT" pairs of a two-ended case, one per
+# line: softverbs at both ends, then softverbs against rdma-core both ways
+# round; only the first with SOFTVERBS_MIXED_ENDS=0 (passes/san: a mixed
+# case runs our code at one end only, in a role the first case has
+# already run under the sanitizers; the plain and rdma-core passes run
+# them all).
+sv_end_pairs() {
+    echo "sv sv"
+    [ "${SOFTVERBS_MIXED_ENDS:-1}" = 0 ] || printf '%s\n' "sv rc" "rc sv"
+}
+
 # sv_env sv|rc: SV_ENV=(...) the environment of one end, for env(1);
 # both ends get the siw accept-race wait (an rdma_cm ESTABLISHED event on
 # an iWARP device 200 ms late: tests/integration/siw_wait.c, a kernel

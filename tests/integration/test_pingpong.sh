@@ -16,7 +16,8 @@
 #
 # Environment: RXE_DEV, RXE_GID (set by tests/vm/run); SOFTVERBS_LIBDIR
 # (default: lib/.libs next to this script's tree); PINGPONG_ITERS (100);
-# PINGPONG_TIMEOUT seconds per end (120).
+# PINGPONG_TIMEOUT seconds per end (120); SOFTVERBS_MIXED_ENDS=0: softverbs
+# at both ends only (tests/integration/lib.sh sv_end_pairs).
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_pingpong "$@"
@@ -74,9 +75,10 @@ cases=(
     "ibv_ud_pingpong"
     "ibv_srq_pingpong"
 )
+mapfile -t end_pairs < <(sv_end_pairs)
 for c in "${cases[@]}"; do
     # shellcheck disable=SC2086
-    for ends in "sv sv" "sv rc" "rc sv"; do
+    for ends in "${end_pairs[@]}"; do
         run_case $ends $c
     done
 done

@@ -18,7 +18,8 @@
 #
 # Environment: SIW_DEV/SIW_IP, RXE_DEV/RXE_IP (tests/vm/run);
 # SOFTVERBS_LIBDIR (default: lib/.libs of this tree); RPING_COUNT (300);
-# PERFTEST_ITERS (200); RPING_TIMEOUT seconds per end (150).
+# PERFTEST_ITERS (200); RPING_TIMEOUT seconds per end (150);
+# SOFTVERBS_MIXED_ENDS=0: softverbs at both ends only (lib.sh sv_end_pairs).
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_rping "$@"
@@ -140,10 +141,11 @@ perftest_case() {
     report "$name" "$dev" $srv_rc $cli_rc $ok
 }
 
+mapfile -t end_pairs < <(sv_end_pairs)
 for d in "${devs[@]}"; do
     # shellcheck disable=SC2086
     set -- $d
-    for ends in "sv sv" "sv rc" "rc sv"; do
+    for ends in "${end_pairs[@]}"; do
         # shellcheck disable=SC2086
         rping_case $ends "$1" "$2"
     done
