@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* uroce's network end: one UDP socket per context on port 4791 of the
+ * interface's first IPv4 address, and the context's progress thread that
+ * receives on it.
+ *
+ * Several processes on one host. Every RoCE v2 peer sends to UDP port
+ * 4791, so all the uroce contexts of a host that use one address share
+ * that port: each binds it with SO_REUSEPORT, which puts their sockets in
+ * one group, and the kernel picks the socket of each datagram. Which one
+ * is this design's choice: an unprivileged classic BPF program
+ * (SO_ATTACH_REUSEPORT_CBPF; run by the kernel with the data past the UDP
+ * header, its result an index into the group's array of sockets) loads
+ * byte 5 of the BTH, the top byte of the destination QPN, and returns it.
+ * Each context learns its socket's index once it joined (the kernel gives
+ * no way to ask): it sends itself probes, one per candidate index k,
+ * whose BTH names k, and the smallest k that comes back is its own
+ * (indices past the group's end fall back to the kernel's hash, but they
+ * are all larger than any socket's index). Its QPNs then carry the index
+ * in bits 23-16 (uroce_qp.c), so every packet for one of its QPs reaches
+ * its socket, whichever process sends it, kernel rxe peers included.
+ * Every process attaches the same program: the group keeps the last one.
+ *
+ * The limits of that design: 256 contexts per address; and when a socket
+ * leaves the group (a context closes, a process exits), the kernel moves
+ * the group's last socket into its place (reuseport_detach_sock), so the
+ * QPs of the context that joined last become unreachable: packets for
+ * them go to a socket whose context drops them as unknown QPNs (listed
+ * as to do: a re-probe that notices the move).
+ *
+ * Another user. The kernel puts sockets of different owners into
+ * different groups only by refusing them: bind fails with EADDRINUSE
+ * when the port is held by a socket of another uid (or by the kernel's
+ * rxe, whose tunnel socket holds 4791 in its network namespace). uroce
+ * says who holds it, from /proc/net/udp, and fails; no datagram of one
+ * user ever reaches another's socket.
+ *
+ * On the wire (kmod-notes/uroce-wire.md): DF set (IP_PMTUDISC_DO), so
+ * that the kernel sends IPv4 ID 0 on this unconnected socket
+ * (ip_select_ident_segs), which is what the receiver assumes when it
+ * checks the ICRC (a UDP socket cannot see the sender's ID); UDP checksum
+ * 0 (SO_NO_CHECK), as rxe sends; source port 4791, the socket's (rxe's
+ * receiver ignores the source port).
+ *
+ * The progress thread. Created with the context's first QP, with every
+ * signal blocked (it takes no signal of the program's), joined at
+ * ibv_close_device. A forked child has no such thread (fork copies the
+ * calling thread alone); closing an inherited context there closes the
+ * child's descriptors only (the pid recorded at creation tells). It
+ * parses each datagram (uroce_parse), checks its ICRC, finds the QP and
+ * hands the packet to the requester (ACKs) or the responder (requests)
+ * under the context's qp_lock and the QP's lock. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "uroce.h"
+
+#ifndef SO_ATTACH_REUSEPORT_CBPF
+#define SO_ATTACH_REUSEPORT_CBPF 51
+#endif
+
+/* the probes: a BTH whose opcode no RoCE peer sends and whose QPN names
+ * the index k, then the magic, the context's nonce and k */
+#define PROBE_OPCODE 0xff
+#define PROBE_MAGIC "uroce-probe"
+#define PROBE_MAGIC_BYTES 12
+#define PROBE_BYTES (UROCE_BTH_BYTES + PROBE_MAGIC_BYTES + 8 + 1)
+#define PROBE_BATCH 32
+#define PROBE_QUIET_MS 20
+#define MAX_SLOTS 256
+/* room for the largest packet: headers, one 4096-byte MTU, ICRC */
+#define RX_BYTES (UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + UROCE_ICRC_BYTES + 64)
+
+struct uroce_net {
+	int fd;                        /* immutable */
+	struct sockaddr_in addr;       /* bound; immutable */
+	uint32_t slot;                 /* immutable once started */
+	uint8_t nonce[8];              /* immutable */
+	int stop_rd, stop_wr;          /* the thread's stop pipe; immutable */
+	pthread_t thread;
+	pid_t pid;                     /* the process running the thread */
+	_Atomic uint64_t drops[UROCE_DROP_COUNT];
+	_Atomic uint64_t unknown_qpn;
+};
+
+uint32_t uroce_net_slot(const struct uroce_context *ctx)
+{
+	return ctx->net->slot;
+}
+
+in_addr_t uroce_net_addr(const struct uroce_context *ctx)
+{
+	return ctx->net->addr.sin_addr.s_addr;
+}
+
+uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ctx->qp_lock);
+	n = ctx->net && why < UROCE_DROP_COUNT ? atomic_load(&ctx->net->drops[why]) : 0;
+	pthread_mutex_unlock(&ctx->qp_lock);
+	return n;
+}
+
+/* ---- the address and the port ------------------------------------------------ */
+
+/* The interface's first IPv4 address, as its GID table lists it. */
+static int first_ipv4(struct uroce_context *ctx, struct sockaddr_in *sin)
+{
+	union ibv_gid gids[64];
+	struct uroce_netdev nd;
+	ssize_t n;
+	int ret = uroce_netdev_query(ctx->netdev, &nd);
+
+	if (ret)
+		return ret;
+	n = uroce_gid_table(&nd, gids, 64);
+	for (ssize_t i = 0; i < n; i++) {
+		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		if (memcmp(gids[i].raw, v4, sizeof(v4)))
+			continue;
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(UROCE_UDP_PORT);
+		memcpy(&sin->sin_addr, gids[i].raw + 12, 4);
+		return 0;
+	}
+	sv_err("uroce: %s has no IPv4 address (IPv6 is not supported yet)",
+	       ctx->netdev);
+	return EADDRNOTAVAIL;
+}
+
+/* Who holds UDP 4791 on addr, from /proc/net/udp, into buf. */
+static void port_holder(in_addr_t addr, char *buf, size_t cap)
+{
+	FILE *f = fopen("/proc/net/udp", "re");
+	char line[512];
+
+	snprintf(buf, cap, "another user's socket or the kernel's rxe");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int a, port, uid;
+		unsigned long inode;
+		struct passwd *pw;
+
+		if (sscanf(line, " %*d: %x:%x %*x:%*x %*x %*x:%*x %*x:%*x %*x %u %*d %lu",
+			   &a, &port, &uid, &inode) != 4 || port != UROCE_UDP_PORT)
+			continue;
+		if (a != 0 && a != addr)
+			continue;
+		if (!inode) {
+			snprintf(buf, cap, "the kernel (an rxe device in this network namespace?)");
+			break;
+		}
+		if (uid == getuid())
+			continue;
+		pw = getpwuid(uid);
+		snprintf(buf, cap, "user %s (uid %u)", pw ? pw->pw_name : "?", uid);
+		break;
+	}
+	fclose(f);
+}
+
+static int attach_filter(int fd)
+{
+	struct sock_filter code[] = {
+		/* A = BTH byte 5, the destination QPN's top byte */
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 5),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct sock_fprog prog = { .len = 2, .filter = code };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+		       sizeof(prog)))
+		return errno;
+	return 0;
+}
+
+static int set_opt(int fd, int level, int name, int value)
+{
+	return setsockopt(fd, level, name, &value, sizeof(value)) ? errno : 0;
+}
+
+static int open_socket(struct uroce_net *net)
+{
+	char who[128], ip[INET_ADDRSTRLEN];
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret;
+
+	if (fd < 0)
+		return errno;
+	ret = set_opt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+	if (!ret)
+		ret = set_opt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+	if (!ret)
+		ret = set_opt(fd, SOL_SOCKET, SO_NO_CHECK, 1);
+	if (ret) {
+		sv_err("uroce: UDP socket options: %s", strerror(ret));
+		goto err;
+	}
+	/* the kernel caps it at net.core.rmem_max: best effort */
+	(void)set_opt(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
+	inet_ntop(AF_INET, &net->addr.sin_addr, ip, sizeof(ip));
+	if (bind(fd, (struct sockaddr *)&net->addr, sizeof(net->addr))) {
+		ret = errno;
+		if (ret == EADDRINUSE) {
+			port_holder(net->addr.sin_addr.s_addr, who, sizeof(who));
+			sv_err("uroce: UDP port %d on %s is held by %s: uroce shares it only among one user's processes",
+			       UROCE_UDP_PORT, ip, who);
+		} else {
+			sv_err("uroce: bind UDP %s:%d: %s", ip, UROCE_UDP_PORT,
+			       strerror(ret));
+		}
+		goto err;
+	}
+	ret = attach_filter(fd);
+	if (ret) {
+		sv_err("uroce: SO_ATTACH_REUSEPORT_CBPF: %s", strerror(ret));
+		goto err;
+	}
+	net->fd = fd;
+	return 0;
+
+err:
+	close(fd);
+	return ret;
+}
+
+/* ---- finding the socket's index: probes ------------------------------------ */
+
+static void probe_build(const struct uroce_net *net, uint8_t *p, uint32_t k)
+{
+	memset(p, 0, PROBE_BYTES);
+	p[0] = PROBE_OPCODE;
+	p[5] = (uint8_t)k;
+	memcpy(p + UROCE_BTH_BYTES, PROBE_MAGIC, PROBE_MAGIC_BYTES);
+	memcpy(p + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8);
+	p[PROBE_BYTES - 1] = (uint8_t)k;
+}
+
+static bool is_probe(const uint8_t *p, size_t len)
+{
+	return len == PROBE_BYTES && p[0] == PROBE_OPCODE &&
+	       !memcmp(p + UROCE_BTH_BYTES, PROBE_MAGIC, PROBE_MAGIC_BYTES);
+}
+
+/* Our probes that arrive within PROBE_QUIET_MS of each other: the
+ * smallest k, or MAX_SLOTS for none. */
+static uint32_t probe_collect(const struct uroce_net *net)
+{
+	uint32_t best = MAX_SLOTS;
+	uint8_t buf[RX_BYTES];
+	struct pollfd pfd = { .fd = net->fd, .events = POLLIN };
+
+	while (poll(&pfd, 1, PROBE_QUIET_MS) > 0) {
+		ssize_t n = recv(net->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n < 0)
+			continue;
+		/* a datagram of another context's probe, or for a QP:
+		 * there is none yet on this socket */
+		if (!is_probe(buf, (size_t)n) ||
+		    memcmp(buf + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8))
+			continue;
+		if (buf[PROBE_BYTES - 1] < best)
+			best = buf[PROBE_BYTES - 1];
+	}
+	return best;
+}
+
+static int probe_slot(struct uroce_net *net)
+{
+	uint8_t p[PROBE_BYTES];
+
+	for (uint32_t base = 0; base < MAX_SLOTS; base += PROBE_BATCH) {
+		uint32_t got;
+
+		for (uint32_t k = base; k < base + PROBE_BATCH; k++) {
+			probe_build(net, p, k);
+			if (sendto(net->fd, p, sizeof(p), 0,
+				   (struct sockaddr *)&net->addr,
+				   sizeof(net->addr)) < 0) {
+				sv_err("uroce: probe: %s", strerror(errno));
+				return errno;
+			}
+		}
+		got = probe_collect(net);
+		if (got < MAX_SLOTS) {
+			net->slot = got;
+			return 0;
+		}
+	}
+	sv_err("uroce: found no place of the socket in the UDP %d group (more than %d contexts on one address?)",
+	       UROCE_UDP_PORT, MAX_SLOTS);
+	return EADDRINUSE;
+}
+
+/* ---- sending ------------------------------------------------------------------ */
+
+static void ipudp_of(struct uroce_ipudp *n, const struct sockaddr_in *src,
+		     const struct sockaddr_in *dst)
+{
+	memset(n, 0, sizeof(*n));
+	memcpy(n->saddr, &src->sin_addr, 4);
+	memcpy(n->daddr, &dst->sin_addr, 4);
+	n->ip4_id = 0;           /* DF on an unconnected socket */
+	n->ip4_frag_off = 0x4000; /* DF */
+	n->sport = ntohs(src->sin_port);
+	n->dport = ntohs(dst->sin_port);
+}
+
+int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+		   uint8_t *pkt, size_t len)
+{
+	struct uroce_net *net = ctx->net;
+	struct uroce_ipudp n;
+	ssize_t sent;
+
+	ipudp_of(&n, &net->addr, dst);
+	uroce_icrc_fill(&n, pkt, len);
+	do
+		sent = sendto(net->fd, pkt, len, 0, (const struct sockaddr *)dst,
+			      sizeof(*dst));
+	while (sent < 0 && errno == EINTR);
+	if (sent < 0) {
+		int err = errno;
+
+		sv_err("uroce: send to %s: %s", inet_ntoa(dst->sin_addr),
+		       strerror(err));
+		return err;
+	}
+	return 0;
+}
+
+/* ---- the progress thread ----------------------------------------------------------- */
+
+static void count_drop(struct uroce_net *net, enum uroce_drop why)
+{
+	atomic_fetch_add(&net->drops[why], 1);
+}
+
+/* One datagram from src: qp_lock held. */
+static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
+		   const struct sockaddr_in *src)
+{
+	struct uroce_net *net = ctx->net;
+	struct uroce_ipudp n;
+	struct uroce_pkt pkt;
+	struct uroce_qp *qp;
+	enum uroce_drop why;
+
+	if (is_probe(buf, len))
+		return;
+	why = uroce_parse(buf, len, &pkt);
+	if (why == UROCE_DROP_OK) {
+		ipudp_of(&n, src, &net->addr);
+		why = uroce_icrc_check(&n, buf, len);
+	}
+	if (why != UROCE_DROP_OK) {
+		count_drop(net, why);
+		return;
+	}
+	qp = uroce_qp_find(ctx, pkt.bth.dest_qpn);
+	if (!qp) {
+		atomic_fetch_add(&net->unknown_qpn, 1);
+		return;
+	}
+	why = uroce_check_qpt(&pkt, qp->core.qp.qp_type == IBV_QPT_RC ? UROCE_QPT_RC :
+				    qp->core.qp.qp_type == IBV_QPT_UC ? UROCE_QPT_UC :
+									 UROCE_QPT_UD);
+	if (why != UROCE_DROP_OK) {
+		count_drop(net, why);
+		return;
+	}
+	pthread_mutex_lock(&qp->lock);
+	if (pkt.flags & UROCE_OPF_ACK)
+		uroce_req_ack(qp, &pkt);
+	else
+		uroce_resp_request(qp, &pkt, src);
+	pthread_mutex_unlock(&qp->lock);
+}
+
+/* Every datagram waiting: false when the socket failed. */
+static bool drain(struct uroce_context *ctx, uint8_t *buf)
+{
+	struct uroce_net *net = ctx->net;
+
+	for (;;) {
+		struct sockaddr_in src;
+		struct iovec iov = { .iov_base = buf, .iov_len = RX_BYTES };
+		struct msghdr msg = { .msg_name = &src,
+				      .msg_namelen = sizeof(src),
+				      .msg_iov = &iov,
+				      .msg_iovlen = 1 };
+		ssize_t n = recvmsg(net->fd, &msg, MSG_DONTWAIT);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (msg.msg_flags & MSG_TRUNC) {
+			count_drop(net, UROCE_DROP_TOO_LONG);
+			continue;
+		}
+		pthread_mutex_lock(&ctx->qp_lock);
+		handle(ctx, buf, (size_t)n, &src);
+		pthread_mutex_unlock(&ctx->qp_lock);
+	}
+}
+
+static void *progress(void *arg)
+{
+	struct uroce_context *ctx = arg;
+	struct uroce_net *net = ctx->net;
+	uint8_t *buf = malloc(RX_BYTES);
+
+	if (!buf) {
+		sv_err("uroce: progress thread: out of memory");
+		return NULL;
+	}
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = net->fd, .events = POLLIN },
+			{ .fd = net->stop_rd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			sv_err("uroce: progress thread: poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents && !drain(ctx, buf)) {
+			sv_err("uroce: progress thread: receive: %s", strerror(errno));
+			break;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+static int start_thread(struct uroce_context *ctx)
+{
+	struct uroce_net *net = ctx->net;
+	sigset_t all, old;
+	int fds[2], ret;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return errno;
+	net->stop_rd = fds[0];
+	net->stop_wr = fds[1];
+	/* the thread inherits the mask: it takes none of the program's
+	 * signals */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&net->thread, NULL, progress, ctx);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
+	net->pid = getpid();
+	return 0;
+}
+
+/* ---- start, stop -------------------------------------------------------------- */
+
+int uroce_net_start(struct uroce_context *ctx)
+{
+	struct uroce_net *net;
+	int ret;
+
+	if (ctx->net)
+		return 0;
+	net = calloc(1, sizeof(*net));
+	if (!net)
+		return ENOMEM;
+	ret = first_ipv4(ctx, &net->addr);
+	if (ret)
+		goto err_free;
+	if (getrandom(net->nonce, sizeof(net->nonce), 0) != sizeof(net->nonce)) {
+		ret = errno ? errno : EIO;
+		goto err_free;
+	}
+	ret = open_socket(net);
+	if (ret)
+		goto err_free;
+	ret = probe_slot(net);
+	if (ret)
+		goto err_close;
+	ctx->net = net;
+	ret = start_thread(ctx);
+	if (ret) {
+		ctx->net = NULL;
+		sv_err("uroce: progress thread: %s", strerror(ret));
+		goto err_close;
+	}
+	sv_info("uroce: %s: UDP %s:%d, place %u in its group", ctx->netdev,
+		inet_ntoa(net->addr.sin_addr), UROCE_UDP_PORT, net->slot);
+	return 0;
+
+err_close:
+	close(net->fd);
+err_free:
+	free(net);
+	return ret;
+}
+
+void uroce_net_stop(struct uroce_context *ctx)
+{
+	struct uroce_net *net = ctx->net;
+
+	if (!net)
+		return;
+	/* in a forked child there is no thread to stop */
+	if (net->pid == getpid()) {
+		if (write(net->stop_wr, "", 1) != 1)
+			sv_err("uroce: stopping the progress thread: %s",
+			       strerror(errno));
+		pthread_join(net->thread, NULL);
+	}
+	close(net->stop_rd);
+	close(net->stop_wr);
+	close(net->fd);
+	free(net);
+	ctx->net = NULL;
+}
