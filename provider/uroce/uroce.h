@@ -383,6 +383,9 @@ in_addr_t uroce_net_addr(const struct uroce_context *ctx);
  * a positive errno (logged). */
 int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
 		   uint8_t *pkt, size_t len);
+/* Handle the datagrams waiting on the socket, a few at most, in the
+ * caller's thread (an ibv_poll_cq that found nothing; no lock held). */
+void uroce_net_progress(struct uroce_context *ctx);
 /* Packets dropped, by reason (tests, counters) */
 uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why);
 
@@ -411,6 +414,12 @@ void uroce_resp_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
  * and leave their place empty (""). Returns the number of places. */
 size_t uroce_parse_list(const char *value,
 			char names[][IF_NAMESIZE], size_t max);
+
+/* The folder of the user's uroce sockets (uroce_net.c's forwarding):
+ * $XDG_RUNTIME_DIR/softverbs-uroce, or with fallback (or without the
+ * variable, or under AT_SECURE) /tmp/softverbs-uroce-<euid>. False when
+ * the name does not fit. */
+bool uroce_runtime_dir(char *buf, size_t cap, bool fallback);
 
 /* A name softverbs link takes, the configured devices' rule: uroce
  * and a decimal number without a leading zero (uroce0, uroce12), fewer

@@ -48,7 +48,10 @@
  * child's descriptors only (the pid recorded at creation tells). It
  * parses each datagram (uroce_parse), checks its ICRC, finds the QP and
  * hands the packet to the requester (ACKs) or the responder (requests)
- * under the context's qp_lock and the QP's lock. */
+ * under the context's qp_lock and the QP's lock. An ibv_poll_cq that
+ * finds its CQ empty receives too (uroce_net_progress): a program that
+ * busy-polls makes progress in its own thread, without waiting for the
+ * progress thread to be scheduled. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -63,6 +66,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "uroce.h"
@@ -82,6 +87,11 @@
 #define MAX_SLOTS 256
 /* room for the largest packet: headers, one 4096-byte MTU, ICRC */
 #define RX_BYTES (UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + UROCE_ICRC_BYTES + 64)
+/* datagrams an empty ibv_poll_cq handles itself */
+#define POLL_BUDGET 16
+/* datagrams the progress thread handles per hold of qp_lock (poll(2)
+ * reports the rest) */
+#define THREAD_BUDGET 64
 
 struct uroce_net {
 	int fd;                        /* immutable */
@@ -91,8 +101,19 @@ struct uroce_net {
 	int stop_rd, stop_wr;          /* the thread's stop pipe; immutable */
 	pthread_t thread;
 	pid_t pid;                     /* the process running the thread */
+	/* forwarding: a datagram socket named after the slot; immutable */
+	int fwd_fd;
+	char fwd_dir[80];
+	unsigned long long ns_ino;     /* the network namespace's inode */
+	struct sockaddr_un fwd_name;
 	_Atomic uint64_t drops[UROCE_DROP_COUNT];
 	_Atomic uint64_t unknown_qpn;
+	_Atomic uint64_t forwarded;
+};
+
+/* what a forwarded datagram carries in front of it */
+struct fwd_hdr {
+	struct sockaddr_in src;
 };
 
 uint32_t uroce_net_slot(const struct uroce_context *ctx)
@@ -241,6 +262,135 @@ err:
 	return ret;
 }
 
+/* ---- forwarding between the user's contexts --------------------------------- */
+
+/* dir exists, is ours and only ours: 0 or a positive errno */
+static int dir_ready(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return errno;
+	if (lstat(dir, &st))
+		return errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077))
+		return EPERM;
+	return 0;
+}
+
+static int fwd_setup_dir(struct uroce_net *net)
+{
+	struct stat ns;
+	int ret = EINVAL;
+
+	if (stat("/proc/self/ns/net", &ns))
+		return errno;
+	net->ns_ino = (unsigned long long)ns.st_ino;
+	for (int fallback = 0; fallback < 2; fallback++) {
+		if (!uroce_runtime_dir(net->fwd_dir, sizeof(net->fwd_dir),
+				       fallback))
+			continue;
+		ret = dir_ready(net->fwd_dir);
+		if (!ret)
+			return 0;
+	}
+	sv_err("uroce: no private folder for the forwarding sockets (%s: %s)",
+	       net->fwd_dir, strerror(ret));
+	return ret;
+}
+
+/* The name of the context whose QPNs carry slot, in this namespace, on
+ * this address. */
+static void fwd_name(const struct uroce_net *net, uint32_t slot,
+		     struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%llx-%08x-%u",
+		 net->fwd_dir, net->ns_ino,
+		 (unsigned int)ntohl(net->addr.sin_addr.s_addr), slot);
+}
+
+/* A name left by a context that died holds no socket: connecting to it
+ * is refused. */
+static bool name_stale(const struct sockaddr_un *sun)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool stale;
+
+	if (fd < 0)
+		return false;
+	stale = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) &&
+		errno == ECONNREFUSED;
+	close(fd);
+	return stale;
+}
+
+static bool fwd_bind(struct uroce_net *net, uint32_t slot)
+{
+	struct sockaddr_un sun;
+
+	fwd_name(net, slot, &sun);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!bind(net->fwd_fd, (struct sockaddr *)&sun, sizeof(sun))) {
+			net->fwd_name = sun;
+			net->slot = slot;
+			return true;
+		}
+		if (errno != EADDRINUSE || !name_stale(&sun))
+			return false;
+		unlink(sun.sun_path);
+	}
+	return false;
+}
+
+/* The slot of the context's QPNs: its socket's index when no other
+ * context's QPNs carry that number (one that moved there keeps its
+ * own), else the first free one. */
+static int fwd_claim(struct uroce_net *net, uint32_t index)
+{
+	int ret = fwd_setup_dir(net);
+
+	if (ret)
+		return ret;
+	net->fwd_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (net->fwd_fd < 0)
+		return errno;
+	if (fwd_bind(net, index))
+		return 0;
+	for (uint32_t slot = 0; slot < MAX_SLOTS; slot++) {
+		if (slot != index && fwd_bind(net, slot)) {
+			sv_info("uroce: socket index %u is another context's QPN slot; QPNs of slot %u, their packets forwarded",
+				index, slot);
+			return 0;
+		}
+	}
+	sv_err("uroce: every one of the %d QPN slots on this address is taken",
+	       MAX_SLOTS);
+	close(net->fwd_fd);
+	return EADDRINUSE;
+}
+
+/* A datagram for another context's QPs: to its socket (dropped as an
+ * unknown QPN when there is none). */
+static void fwd_send(struct uroce_net *net, const uint8_t *buf, size_t len,
+		     const struct sockaddr_in *src, uint32_t slot)
+{
+	struct fwd_hdr hdr = { .src = *src };
+	struct sockaddr_un to;
+	struct iovec iov[2] = { { &hdr, sizeof(hdr) },
+				{ (void *)buf, len } };
+	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to),
+			      .msg_iov = iov, .msg_iovlen = 2 };
+
+	fwd_name(net, slot, &to);
+	if (sendmsg(net->fwd_fd, &msg, MSG_DONTWAIT) < 0)
+		atomic_fetch_add(&net->unknown_qpn, 1);
+	else
+		atomic_fetch_add(&net->forwarded, 1);
+}
+
 /* ---- finding the socket's index: probes ------------------------------------ */
 
 static void probe_build(const struct uroce_net *net, uint8_t *p, uint32_t k)
@@ -301,8 +451,8 @@ static int probe_slot(struct uroce_net *net)
 		}
 		got = probe_collect(net);
 		if (got < MAX_SLOTS) {
-			net->slot = got;
-			return 0;
+			sv_dbg("uroce: the socket's index in its group: %u", got);
+			return fwd_claim(net, got);
 		}
 	}
 	sv_err("uroce: found no place of the socket in the UDP %d group (more than %d contexts on one address?)",
@@ -354,9 +504,9 @@ static void count_drop(struct uroce_net *net, enum uroce_drop why)
 	atomic_fetch_add(&net->drops[why], 1);
 }
 
-/* One datagram from src: qp_lock held. */
+/* One datagram from src, received or forwarded: qp_lock held. */
 static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
-		   const struct sockaddr_in *src)
+		   const struct sockaddr_in *src, bool forwarded)
 {
 	struct uroce_net *net = ctx->net;
 	struct uroce_ipudp n;
@@ -366,6 +516,15 @@ static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 
 	if (is_probe(buf, len))
 		return;
+	/* another context's QPN (its socket moved in the group, or ours
+	 * holds its index): to that context, once */
+	if (len >= UROCE_BTH_BYTES && buf[5] != net->slot) {
+		if (forwarded)
+			atomic_fetch_add(&net->unknown_qpn, 1);
+		else
+			fwd_send(net, buf, len, src, buf[5]);
+		return;
+	}
 	why = uroce_parse(buf, len, &pkt);
 	if (why == UROCE_DROP_OK) {
 		ipudp_of(&n, src, &net->addr);
@@ -395,12 +554,14 @@ static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 	pthread_mutex_unlock(&qp->lock);
 }
 
-/* Every datagram waiting: false when the socket failed. */
-static bool drain(struct uroce_context *ctx, uint8_t *buf)
+/* The datagrams waiting, at most budget of them (qp_lock held: taking a
+ * datagram and handling it are one step, so that two receiving threads
+ * never reorder a QP's packets): false when the socket failed. */
+static bool drain(struct uroce_context *ctx, uint8_t *buf, unsigned int budget)
 {
 	struct uroce_net *net = ctx->net;
 
-	for (;;) {
+	while (budget--) {
 		struct sockaddr_in src;
 		struct iovec iov = { .iov_base = buf, .iov_len = RX_BYTES };
 		struct msghdr msg = { .msg_name = &src,
@@ -415,10 +576,44 @@ static bool drain(struct uroce_context *ctx, uint8_t *buf)
 			count_drop(net, UROCE_DROP_TOO_LONG);
 			continue;
 		}
-		pthread_mutex_lock(&ctx->qp_lock);
-		handle(ctx, buf, (size_t)n, &src);
-		pthread_mutex_unlock(&ctx->qp_lock);
+		handle(ctx, buf, (size_t)n, &src, false);
 	}
+	return true;
+}
+
+/* The same for the datagrams other contexts forwarded (qp_lock held). */
+static void drain_fwd(struct uroce_context *ctx, uint8_t *buf,
+		      unsigned int budget)
+{
+	struct uroce_net *net = ctx->net;
+
+	while (budget--) {
+		struct fwd_hdr hdr;
+		struct iovec iov[2] = { { &hdr, sizeof(hdr) },
+					{ buf, RX_BYTES } };
+		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+		ssize_t n = recvmsg(net->fwd_fd, &msg, MSG_DONTWAIT);
+
+		if (n < 0)
+			return;
+		if (n < (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_TRUNC))
+			continue;
+		handle(ctx, buf, (size_t)n - sizeof(hdr), &hdr.src, true);
+	}
+}
+
+void uroce_net_progress(struct uroce_context *ctx)
+{
+	uint8_t buf[RX_BYTES];
+
+	/* the progress thread is receiving: nothing to add */
+	if (pthread_mutex_trylock(&ctx->qp_lock))
+		return;
+	if (ctx->net) {
+		drain(ctx, buf, POLL_BUDGET);
+		drain_fwd(ctx, buf, POLL_BUDGET);
+	}
+	pthread_mutex_unlock(&ctx->qp_lock);
 }
 
 static void *progress(void *arg)
@@ -432,12 +627,13 @@ static void *progress(void *arg)
 		return NULL;
 	}
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = net->fd, .events = POLLIN },
 			{ .fd = net->stop_rd, .events = POLLIN },
+			{ .fd = net->fwd_fd, .events = POLLIN },
 		};
 
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			sv_err("uroce: progress thread: poll: %s", strerror(errno));
@@ -445,9 +641,18 @@ static void *progress(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		if (pfd[0].revents && !drain(ctx, buf)) {
-			sv_err("uroce: progress thread: receive: %s", strerror(errno));
-			break;
+		if (pfd[0].revents || pfd[2].revents) {
+			bool ok;
+
+			pthread_mutex_lock(&ctx->qp_lock);
+			ok = drain(ctx, buf, THREAD_BUDGET);
+			drain_fwd(ctx, buf, THREAD_BUDGET);
+			pthread_mutex_unlock(&ctx->qp_lock);
+			if (!ok) {
+				sv_err("uroce: progress thread: receive: %s",
+				       strerror(errno));
+				break;
+			}
 		}
 	}
 	free(buf);
@@ -509,6 +714,8 @@ int uroce_net_start(struct uroce_context *ctx)
 	if (ret) {
 		ctx->net = NULL;
 		sv_err("uroce: progress thread: %s", strerror(ret));
+		unlink(net->fwd_name.sun_path);
+		close(net->fwd_fd);
 		goto err_close;
 	}
 	sv_info("uroce: %s: UDP %s:%d, place %u in its group", ctx->netdev,
@@ -534,7 +741,9 @@ void uroce_net_stop(struct uroce_context *ctx)
 			sv_err("uroce: stopping the progress thread: %s",
 			       strerror(errno));
 		pthread_join(net->thread, NULL);
+		unlink(net->fwd_name.sun_path);
 	}
+	close(net->fwd_fd);
 	close(net->stop_rd);
 	close(net->stop_wr);
 	close(net->fd);

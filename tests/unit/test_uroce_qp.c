@@ -12,9 +12,11 @@
 #include <endian.h>
 #include <errno.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -656,6 +658,76 @@ START_TEST(two_contexts_each_get_their_own)
 }
 END_TEST
 
+/* A context leaves the group: the kernel moves the group's last socket
+ * into its place, so the QPNs of that socket's context no longer name
+ * its index; a context that joins next finds its index named by the
+ * moved one's QPNs and takes another number. Their packets still reach
+ * them (forwarded by whichever context receives them). */
+START_TEST(a_socket_that_moved_still_gets_its_own)
+{
+	static struct ud_end x, y, z, w;
+
+	if (!ud_open(&x) || !ud_open(&y) || !ud_open(&z))
+		return;
+	ud_close(&y);
+	ck_assert(ud_open(&w));
+	for (int i = 0; i < 8; i++) {
+		post_recv(x.e.qp, x.mr, x.buf, 128, 1);
+		post_recv(z.e.qp, z.mr, z.buf, 128, 1);
+		post_recv(w.e.qp, w.mr, w.buf, 128, 1);
+		ud_send(x.e.qp, x.ah, z.e.qp->qp_num, x.mr, x.buf + 200, 8, 0x10 + i);
+		ud_send(z.e.qp, z.ah, w.e.qp->qp_num, z.mr, z.buf + 200, 8, 0x20 + i);
+		ud_send(w.e.qp, w.ah, x.e.qp->qp_num, w.mr, w.buf + 200, 8, 0x30 + i);
+		ck_assert_uint_eq(ud_recv_one(&z), 0x10 + i);
+		ck_assert_uint_eq(ud_recv_one(&w), 0x20 + i);
+		ck_assert_uint_eq(ud_recv_one(&x), 0x30 + i);
+	}
+	ud_close(&x);
+	ud_close(&z);
+	ud_close(&w);
+}
+END_TEST
+
+/* Datagrams that are no good RoCE packet for a live QP cost nothing:
+ * each is counted and dropped, no completion appears. */
+START_TEST(bad_packets_are_counted_and_dropped)
+{
+	static struct ud_end u;
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(4791),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct uroce_pkt pkt = { 0 };
+	uint8_t buf[128];
+	struct ibv_wc wc;
+	int fd, len;
+
+	if (!ud_open(&u))
+		return;
+	post_recv(u.e.qp, u.mr, u.buf, 128, 1);
+	pkt.bth.opcode = UROCE_OP_UD_SEND_ONLY;
+	pkt.bth.pkey = 0xffff;
+	pkt.bth.dest_qpn = u.e.qp->qp_num;
+	pkt.deth.qkey = 0x11111111;
+	len = uroce_build(buf, sizeof(buf), &pkt, "hello", 5);
+	ck_assert_int_gt(len, 0);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	/* a zero ICRC: wrong */
+	ck_assert_int_eq(sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&to,
+				sizeof(to)), len);
+	/* cut short: shorter than its headers */
+	ck_assert_int_eq(sendto(fd, buf, 16, 0, (struct sockaddr *)&to,
+				sizeof(to)), 16);
+	for (long end = now_ms() + 2000;
+	     uroce_net_drops(to_uroce_context(u.e.ctx), UROCE_DROP_ICRC) < 1 ||
+	     uroce_net_drops(to_uroce_context(u.e.ctx), UROCE_DROP_TRUNCATED) < 1;)
+		ck_assert_msg(now_ms() < end, "the drops were not counted");
+	ck_assert_int_eq(ibv_poll_cq(u.e.cq, 1, &wc), 0);
+	close(fd);
+	ud_close(&u);
+}
+END_TEST
+
 /* The child of two_processes: its own context; it tells its QPN, then
  * answers each message with its immediate plus one. Exit 0 when all
  * went well. */
@@ -765,6 +837,8 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, two_contexts_each_get_their_own);
 	tcase_add_test(tc, two_processes_each_get_their_own);
+	tcase_add_test(tc, a_socket_that_moved_still_gets_its_own);
+	tcase_add_test(tc, bad_packets_are_counted_and_dropped);
 	tcase_add_test(tc, another_user_is_refused);
 	suite_add_tcase(s, tc);
 	return s;
