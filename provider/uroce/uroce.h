@@ -238,9 +238,10 @@ int uroce_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq);
 
 /* ---- uroce_qp.c: queue pairs -------------------------------------------- */
 
-/* QPNs: the socket's place in its SO_REUSEPORT group (uroce_net.c) in the
- * top 8 bits, so that the kernel's demultiplexer finds the socket from the
- * BTH; a number of the context in the low 16 bits, from 16 (rxe's QPNs
+/* QPNs: the context's slot (uroce_net.c: its socket's index in the
+ * SO_REUSEPORT group when it joined) in the top 8 bits, so that the
+ * kernel's demultiplexer finds the socket from the BTH; a number of the
+ * context in the low 16 bits, from 16 (rxe's QPNs
  * start at 17; 0 and 1 are the SMI and GSI QPs). */
 #define UROCE_QPN_SLOT_SHIFT 16
 #define UROCE_QPN_LOW_MASK 0xffffu
@@ -375,7 +376,7 @@ int uroce_net_start(struct uroce_context *ctx);
 /* Stop and join the thread, close the socket (a forked child only closes
  * its copies). */
 void uroce_net_stop(struct uroce_context *ctx);
-/* The socket's place in its reuseport group (the QPNs' top bits). */
+/* The context's slot (the QPNs' top bits). */
 uint32_t uroce_net_slot(const struct uroce_context *ctx);
 /* The IPv4 address the socket is bound to (network order). */
 in_addr_t uroce_net_addr(const struct uroce_context *ctx);

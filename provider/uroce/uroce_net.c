@@ -15,17 +15,27 @@
  * no way to ask): it sends itself probes, one per candidate index k,
  * whose BTH names k, and the smallest k that comes back is its own
  * (indices past the group's end fall back to the kernel's hash, but they
- * are all larger than any socket's index). Its QPNs then carry the index
- * in bits 23-16 (uroce_qp.c), so every packet for one of its QPs reaches
- * its socket, whichever process sends it, kernel rxe peers included.
+ * are all larger than any socket's index). Its QPNs then carry that
+ * index (its slot, below) in bits 23-16 (uroce_qp.c), so every packet
+ * for one of its QPs reaches its socket, whichever process sends it,
+ * kernel rxe peers included.
  * Every process attaches the same program: the group keeps the last one.
  *
- * The limits of that design: 256 contexts per address; and when a socket
- * leaves the group (a context closes, a process exits), the kernel moves
- * the group's last socket into its place (reuseport_detach_sock), so the
- * QPs of the context that joined last become unreachable: packets for
- * them go to a socket whose context drops them as unknown QPNs (listed
- * as to do: a re-probe that notices the move).
+ * Sockets move. When a socket leaves the group (a context closes, a
+ * process exits), the kernel moves the group's last socket into its
+ * place (reuseport_detach_sock), so a context's index may stop being the
+ * number its QPNs carry, and a context that joins later may find its
+ * index carried by another's QPNs. So the number in the QPNs (the slot)
+ * is a name of its own: each context also binds a unix datagram socket
+ * named after its slot, in a folder only the user can reach
+ * ($XDG_RUNTIME_DIR/softverbs-uroce, else /tmp/softverbs-uroce-<euid>;
+ * names carry the network namespace and the address), and takes its
+ * index as its slot when that name is free, else the first free one. A
+ * datagram whose slot is not the receiving context's is forwarded once
+ * to that name, with its source address; one for a slot nobody holds is
+ * dropped as an unknown QPN. So packets reach their QP whatever moved;
+ * most go straight to it, and those of a moved context take one more
+ * hop until it closes. 256 slots per address and namespace.
  *
  * Another user. The kernel puts sockets of different owners into
  * different groups only by refusing them: bind fails with EADDRINUSE

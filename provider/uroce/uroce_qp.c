@@ -10,10 +10,11 @@
  * its cause, and checked before anything changes: a refused modify_qp
  * leaves the QP as it was.
  *
- * A QP's number says which socket of the host's SO_REUSEPORT group on
- * UDP 4791 receives its packets (uroce_net.c): the socket's place in the
- * group in bits 23-16, a number of the context in bits 15-0. The
- * context's table of QPs is indexed by those low bits. */
+ * A QP's number says which context of the host's SO_REUSEPORT group on
+ * UDP 4791 receives its packets (uroce_net.c): the context's slot (its
+ * socket's index in the group when it joined) in bits 23-16, a number of
+ * the context in bits 15-0. The context's table of QPs is indexed by
+ * those low bits. */
 #include "config.h"
 
 #include <errno.h>
