@@ -9,9 +9,11 @@
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <net/if.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -728,6 +730,101 @@ START_TEST(bad_packets_are_counted_and_dropped)
 }
 END_TEST
 
+/* ---- the progress thread ---------------------------------------------------------- */
+
+static int ntasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The signals blocked in every thread but the caller's, ANDed */
+static unsigned long long others_blocked(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned long long all = ~0ULL;
+	char path[300], line[128];
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		unsigned long long blk = 0;
+		FILE *f;
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == (int)gettid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+				break;
+		fclose(f);
+		all &= blk;
+	}
+	closedir(d);
+	return all;
+}
+
+#define SIGBIT(s) (1ULL << ((s) - 1))
+
+START_TEST(progress_thread_lifecycle)
+{
+	static struct ud_end u;
+	unsigned long long blocked;
+	int before = ntasks(), status;
+	pid_t pid;
+
+	if (!open_end(&u.e))
+		return;
+	/* no thread until the first QP */
+	ck_assert_int_eq(ntasks(), before);
+	close_end(&u.e);
+	if (!ud_open(&u))
+		return;
+	ck_assert_int_eq(ntasks(), before + 1);
+	/* it takes none of the program's signals */
+	blocked = others_blocked();
+	ck_assert(blocked & SIGBIT(SIGINT));
+	ck_assert(blocked & SIGBIT(SIGTERM));
+	ck_assert(blocked & SIGBIT(SIGUSR1));
+	ck_assert(blocked & SIGBIT(SIGALRM));
+	ck_assert(blocked & SIGBIT(SIGCHLD));
+	ck_assert(blocked & SIGBIT(SIGPIPE));
+	ck_assert(blocked & SIGBIT(SIGRTMIN + 1));
+
+	/* a forked child has no such thread, and closes its copy of the
+	 * context without waiting for one */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm(10);
+		if (ntasks() != 1)
+			_exit(2);
+		_exit(ibv_close_device(u.e.ctx) == 0 ? 0 : 3);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+
+	/* the parent's context still works: a message to itself */
+	post_recv(u.e.qp, u.mr, u.buf, 128, 1);
+	ud_send(u.e.qp, u.ah, u.e.qp->qp_num, u.mr, u.buf + 200, 8, 0x77);
+	ck_assert_uint_eq(ud_recv_one(&u), 0x77);
+
+	/* closing leaves no thread behind */
+	ud_close(&u);
+	ck_assert_int_eq(ntasks(), before);
+}
+END_TEST
+
 /* The child of two_processes: its own context; it tells its QPN, then
  * answers each message with its immediate plus one. Exit 0 when all
  * went well. */
@@ -831,6 +928,11 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, ud_send_recv_with_grh);
 	tcase_add_test(tc, rc_send_and_write);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("progress");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, progress_thread_lifecycle);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("demux");
