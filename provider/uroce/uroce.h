@@ -265,9 +265,11 @@ struct uroce_swqe {
 	__be32 imm;
 	uint64_t remote_va;
 	uint32_t rkey;
-	uint8_t *data;
+	uint8_t *data;                 /* READ: its num_sge SGEs instead */
+	uint32_t num_sge;              /* READ */
 	uint32_t len;                  /* bytes */
 	uint32_t first_psn, last_psn;  /* RC: the PSNs it took */
+	uint32_t read_psn;             /* READ: the response PSN expected */
 };
 
 /* The message the responder is receiving (RC, UC). */
@@ -402,6 +404,12 @@ void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt);
 
 int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+/* Copy len bytes to offset off of the buffers num_sge SGEs describe:
+ * IBV_WC_SUCCESS, LOC_LEN_ERR past their end, LOC_PROT_ERR when an SGE
+ * is not inside a locally writable MR of the QP's PD. */
+enum ibv_wc_status uroce_scatter(struct uroce_qp *qp, const struct ibv_sge *sge,
+				 uint32_t num_sge, uint32_t off,
+				 const uint8_t *data, uint32_t len);
 /* A request for the QP (the progress thread; qp_lock and the QP's lock
  * held); src the sender's address. */
 void uroce_resp_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,

@@ -16,8 +16,14 @@
  * request, a remote access or operational error complete the WQE with
  * rxe's status and move the QP to the error state.
  *
+ * RDMA READ: one request packet whose RETH names the whole range; the
+ * responses take ceil(len / MTU) PSNs and are placed, in PSN order,
+ * through the WQE's SGEs (checked as local writes); the last completes
+ * the WQE, and any response acknowledges the WQEs before it.
+ *
  * To do: the retransmit timer (timeout, retry_cnt), RNR NAK back-off
- * (rnr_retry), RDMA READ, atomics, the send window (rxe's 128 PSNs). */
+ * (rnr_retry), atomics, the send window (rxe's 128 PSNs), the read
+ * window (max_rd_atomic). */
 #include "config.h"
 
 #include <endian.h>
@@ -145,6 +151,8 @@ static bool opcode_ok(const struct uroce_qp *qp, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return qp->core.qp.qp_type != IBV_QPT_UD;
+	case IBV_WR_RDMA_READ:
+		return qp->core.qp.qp_type == IBV_QPT_RC;
 	default:
 		return false;
 	}
@@ -166,6 +174,10 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	}
 	for (int i = 0; i < wr->num_sge; i++)
 		*len += wr->sg_list[i].length;
+	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode == IBV_WR_RDMA_READ) {
+		sv_err("uroce: QP %#x: a READ cannot be inline", qp->core.qp.qp_num);
+		return EINVAL;
+	}
 	if ((wr->send_flags & IBV_SEND_INLINE) && *len > qp->cap.max_inline_data) {
 		sv_err("uroce: QP %#x: %llu bytes inline, above max_inline_data %u",
 		       qp->core.qp.qp_num, (unsigned long long)*len,
@@ -240,6 +252,44 @@ static int send_ud(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	return send_packet(qp, w, 0, &ud);
 }
 
+/* A READ request: one packet, the RETH naming the whole range; the WQE
+ * keeps its SGEs for the responses, which take ceil(len / MTU) PSNs. */
+static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		     struct uroce_swqe *w, uint32_t len)
+{
+	uint8_t buf[UROCE_MAX_HDR_BYTES + 8];
+	struct uroce_pkt pkt = { 0 };
+	size_t sz = sizeof(struct ibv_sge) * (size_t)wr->num_sge;
+	int out;
+
+	w->data = malloc(sz ? sz : 1);
+	if (!w->data)
+		return ENOMEM;
+	memcpy(w->data, wr->sg_list, sz);
+	fill_wqe(w, wr, len);
+	w->num_sge = (uint32_t)wr->num_sge;
+	qp->sq_tail++;
+	if (qp->attr.qp_state == IBV_QPS_ERR) {
+		uroce_qp_to_error(qp); /* flushes it */
+		return 0;
+	}
+	w->first_psn = w->read_psn = qp->sq_psn;
+	qp->sq_psn = uroce_psn_add(qp->sq_psn, npkts_of(qp, len));
+	w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK); /* - 1 */
+	pkt.bth.opcode = UROCE_OP_RC_RDMA_READ_REQUEST;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+	pkt.bth.psn = w->first_psn;
+	pkt.bth.ack_req = true;
+	pkt.reth.va = w->remote_va;
+	pkt.reth.rkey = w->rkey;
+	pkt.reth.len = len;
+	out = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
+	if (out > 0)
+		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
+	return 0;
+}
+
 /* Post one WR (the QP's lock held): 0 or a positive errno. */
 static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 {
@@ -259,6 +309,8 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 		return EINVAL;
 	w = &qp->sq[qp->sq_tail % qp->sq_slots];
 	memset(w, 0, sizeof(*w));
+	if (wr->opcode == IBV_WR_RDMA_READ)
+		return post_read(qp, wr, w, (uint32_t)len);
 	w->data = len ? malloc(len) : NULL;
 	if (len && !w->data)
 		return ENOMEM;
@@ -322,6 +374,11 @@ static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
 
 		if (before ? d >= 0 : d > 0)
 			break;
+		/* a READ completes with its last response, whatever a
+		 * later ACK says (its lost responses: the retry's) */
+		if (w->opcode == IBV_WR_RDMA_READ &&
+		    w->read_psn != uroce_psn_add(w->last_psn, 1))
+			break;
 		uroce_complete_send(qp, w, IBV_WC_SUCCESS);
 		free(w->data);
 		w->data = NULL;
@@ -336,6 +393,10 @@ static void resend_from(struct uroce_qp *qp, uint32_t psn)
 		struct uroce_swqe *w = &qp->sq[i % qp->sq_slots];
 		int32_t d = uroce_psn_diff(psn, w->first_psn);
 
+		/* a READ is asked again whole (rxe restarts it from where
+		 * its responses stopped: to do) */
+		if (w->opcode == IBV_WR_RDMA_READ)
+			continue;
 		if (send_from(qp, w, d > 0 ? (uint32_t)d : 0))
 			return;
 	}
@@ -353,11 +414,51 @@ static enum ibv_wc_status nak_status(uint8_t syndrome)
 	}
 }
 
+/* A READ response: its payload into the head WQE's buffers, in PSN
+ * order (another PSN is dropped); the last one completes it. It also
+ * acknowledges every WQE before the READ. */
+static void read_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	struct uroce_swqe *w;
+	enum ibv_wc_status st;
+	uint32_t off;
+
+	complete_acked(qp, pkt->bth.psn, true);
+	if (qp->sq_head == qp->sq_tail)
+		return;
+	w = &qp->sq[qp->sq_head % qp->sq_slots];
+	if (w->opcode != IBV_WR_RDMA_READ || pkt->bth.psn != w->read_psn)
+		return;
+	off = (uint32_t)uroce_psn_diff(pkt->bth.psn, w->first_psn) * mtu_of(qp);
+	st = uroce_scatter(qp, (const struct ibv_sge *)w->data, w->num_sge, off,
+			   pkt->payload, pkt->payload_len);
+	if (st == IBV_WC_SUCCESS && (pkt->flags & UROCE_OPF_LAST) &&
+	    pkt->bth.psn != w->last_psn)
+		st = IBV_WC_BAD_RESP_ERR;
+	if (st != IBV_WC_SUCCESS) {
+		uroce_complete_send(qp, w, st);
+		free(w->data);
+		w->data = NULL;
+		qp->sq_head++;
+		uroce_qp_to_error(qp);
+		return;
+	}
+	w->read_psn = uroce_psn_add(w->read_psn, 1);
+	if (pkt->flags & UROCE_OPF_LAST)
+		complete_acked(qp, pkt->bth.psn, false);
+}
+
 void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	uint8_t syn = pkt->aeth.syndrome;
 
-	if (qp->attr.qp_state != IBV_QPS_RTS || !(pkt->hdrs & UROCE_HDR_AETH))
+	if (qp->attr.qp_state != IBV_QPS_RTS)
+		return;
+	if (pkt->flags & UROCE_OPF_PAYLOAD) {
+		read_response(qp, pkt);
+		return;
+	}
+	if (!(pkt->hdrs & UROCE_HDR_AETH))
 		return;
 	switch (syn & UROCE_AETH_TYPE_MASK) {
 	case UROCE_AETH_ACK:

@@ -25,8 +25,14 @@
  *   (invalid request, remote access error, remote operational error)
  *   when the request fails, and the QP goes to the error state.
  *
- * To do: RDMA READ and atomic responses (with replay of duplicates),
- * SRQs, SEND with invalidate. */
+ * - RDMA READ needs IBV_ACCESS_REMOTE_READ on the QP and an MR granting
+ *   it over the RETH's range; the responses (FIRST/MIDDLE/LAST or ONLY,
+ *   path-MTU payloads, AETH on the first and last) take the PSNs from
+ *   the request's on.
+ *
+ * To do: the replay of a duplicate READ (a duplicate is ACKed today, as
+ * a SEND would be) and atomics with their saved results, SRQs, SEND with
+ * invalidate. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -96,15 +102,12 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 /* ---- placing data ------------------------------------------------------------------ */
 
-/* Copy len bytes to offset off of the WQE's buffers: IBV_WC_SUCCESS,
- * LOC_LEN_ERR past their end, LOC_PROT_ERR when an SGE is not inside a
- * writable MR of the QP's PD. */
-static enum ibv_wc_status scatter(struct uroce_qp *qp,
-				  const struct uroce_rwqe *w, uint32_t off,
-				  const uint8_t *data, uint32_t len)
+enum ibv_wc_status uroce_scatter(struct uroce_qp *qp, const struct ibv_sge *sges,
+				 uint32_t num_sge, uint32_t off,
+				 const uint8_t *data, uint32_t len)
 {
-	for (uint32_t i = 0; i < w->num_sge && len; i++) {
-		const struct ibv_sge *sge = &w->sge[i];
+	for (uint32_t i = 0; i < num_sge && len; i++) {
+		const struct ibv_sge *sge = &sges[i];
 		enum uroce_mr_fault fault;
 		struct uroce_mr *mr;
 		uint32_t n;
@@ -125,6 +128,13 @@ static enum ibv_wc_status scatter(struct uroce_qp *qp,
 		off = 0;
 	}
 	return len ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS;
+}
+
+static enum ibv_wc_status scatter(struct uroce_qp *qp,
+				  const struct uroce_rwqe *w, uint32_t off,
+				  const uint8_t *data, uint32_t len)
+{
+	return uroce_scatter(qp, w->sge, w->num_sge, off, data, len);
 }
 
 static void complete_recv(struct uroce_qp *qp, struct ibv_wc *wc,
@@ -347,6 +357,60 @@ static int exec_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	return RESP_OK;
 }
 
+/* The responses to a READ request: ceil(len / MTU) packets (at least
+ * one) from the request's PSN, AETH on the first and the last. */
+static void send_read_responses(struct uroce_qp *qp, const struct uroce_pkt *req,
+				const uint8_t *src)
+{
+	uint8_t buf[UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + 8];
+	uint32_t mtu = 128u << qp->attr.path_mtu, len = req->reth.len;
+	uint32_t n = len ? (len + mtu - 1) / mtu : 1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct uroce_pkt pkt = { 0 };
+		uint32_t plen = len - i * mtu < mtu ? len - i * mtu : mtu;
+		int out;
+
+		pkt.bth.opcode = n == 1 ? UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY :
+				 i == 0 ? UROCE_OP_RC_RDMA_READ_RESPONSE_FIRST :
+				 i + 1 < n ? UROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE :
+					     UROCE_OP_RC_RDMA_READ_RESPONSE_LAST;
+		pkt.bth.pkey = UROCE_DEF_PKEY;
+		pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+		pkt.bth.psn = uroce_psn_add(req->bth.psn, i);
+		pkt.aeth.syndrome = UROCE_AETH_ACK_UNLIMITED;
+		/* the READ itself counted (C9-148: at execution) */
+		pkt.aeth.msn = (qp->msn + 1) & 0xffffff;
+		out = uroce_build(buf, sizeof(buf), &pkt, src ? src + (size_t)i * mtu : NULL,
+				  src ? plen : 0);
+		if (out > 0)
+			uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
+	}
+	/* the request took one PSN; its responses n */
+	qp->rq_psn = uroce_psn_add(qp->rq_psn, n - 1);
+}
+
+static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr = NULL;
+
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len > 0x80000000u)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len) {
+		mr = uroce_mr_check(qp->core.qp.pd, pkt->reth.rkey, pkt->reth.va,
+				    pkt->reth.len, IBV_ACCESS_REMOTE_READ, &fault);
+		if (!mr)
+			return UROCE_AETH_NAK_REM_ACC_ERR;
+	}
+	send_read_responses(qp, pkt, mr ? uroce_mr_ptr(mr, pkt->reth.va) : NULL);
+	if (mr)
+		uroce_mr_put(mr);
+	return RESP_OK;
+}
+
 /* Execute a packet in sequence: RESP_OK or the syndrome to answer. */
 static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
@@ -358,8 +422,10 @@ static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		ret = exec_send(qp, pkt);
 	else if (pkt->flags & UROCE_OPF_WRITE)
 		ret = exec_write(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_READ)
+		ret = exec_read(qp, pkt);
 	else
-		ret = UROCE_AETH_NAK_INVALID_REQ; /* READ, atomics: to do */
+		ret = UROCE_AETH_NAK_INVALID_REQ; /* atomics: to do */
 	if (ret != RESP_OK)
 		return ret;
 	qp->resp.active = !ends(pkt);
@@ -400,7 +466,8 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	qp->rq_psn = uroce_psn_add(qp->rq_psn, 1);
-	if (pkt->bth.ack_req)
+	/* a READ's responses are its acknowledgement */
+	if (pkt->bth.ack_req && !(pkt->flags & UROCE_OPF_READ))
 		send_aeth(qp, UROCE_AETH_ACK_UNLIMITED, pkt->bth.psn);
 }
 

@@ -62,11 +62,11 @@ pair() {
 }
 
 suite() {
-    pair "ibv_rc_pingpong -c, 500 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -n 500
-    pair "ibv_rc_pingpong -c -e (completion events), 500 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -e -n 500
+    pair "ibv_rc_pingpong -c, 200 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -n 200
+    pair "ibv_rc_pingpong -c -e (completion events), 200 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -e -n 200
     pair "ibv_rc_pingpong -c, 64 KiB messages, 50 of them" ibv_rc_pingpong -d uroce0 -g 1 -c -s 65536 -n 50
-    pair "ibv_uc_pingpong -c, 500 messages" ibv_uc_pingpong -d uroce0 -g 1 -c -n 500
-    pair "ibv_ud_pingpong -c, 500 messages" ibv_ud_pingpong -d uroce0 -g 1 -c -n 500
+    pair "ibv_uc_pingpong -c, 200 messages" ibv_uc_pingpong -d uroce0 -g 1 -c -n 200
+    pair "ibv_ud_pingpong -c, 200 messages" ibv_ud_pingpong -d uroce0 -g 1 -c -n 200
 }
 
 who=$(id -un)

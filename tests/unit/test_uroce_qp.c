@@ -152,7 +152,7 @@ static void to_init(struct ibv_qp *qp)
 		a.qkey = 0x11111111;
 		mask |= IBV_QP_QKEY;
 	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
@@ -592,6 +592,95 @@ START_TEST(rc_send_and_write)
 }
 END_TEST
 
+START_TEST(rc_read)
+{
+	enum { BUF = 16384 };
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *amr, *bmr, *bmr_noread;
+	struct ibv_wc s;
+	uint8_t *abuf = malloc(BUF), *bbuf = malloc(BUF);
+	struct ibv_sge sge[2];
+	struct ibv_send_wr wr = { .wr_id = 5, .sg_list = sge, .num_sge = 2,
+				  .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (!open_end(&e))
+		return;
+	a = make_qp(&e, IBV_QPT_RC);
+	b = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, b->qp_num);
+	to_rtr_rts(b, a->qp_num);
+	amr = ibv_reg_mr(e.pd, abuf, BUF, IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(e.pd, bbuf, BUF, IBV_ACCESS_REMOTE_READ);
+	ck_assert_ptr_nonnull(amr);
+	ck_assert_ptr_nonnull(bmr);
+
+	/* 9000 bytes (9 responses of a 1024-byte MTU) into two SGEs, then
+	 * a SEND behind the READ: on a's side the READ completes first (b's
+	 * receive may come before both) */
+	fill(bbuf, BUF, 4);
+	memset(abuf, 0, BUF);
+	sge[0] = (struct ibv_sge){ (uintptr_t)abuf, 5000, amr->lkey };
+	sge[1] = (struct ibv_sge){ (uintptr_t)abuf + 8000, 4000, amr->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)bbuf + 7;
+	wr.wr.rdma.rkey = bmr->rkey;
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	post_recv(b, amr, abuf + 14000, 100, 200);
+	rc_post(a, IBV_WR_SEND, amr, abuf + 15000, 10, 0, 0, 6);
+	{
+		uint64_t sends[2];
+		int nsend = 0;
+
+		for (int i = 0; i < 3; i++) {
+			struct ibv_wc wc = wait_wc(e.cq);
+
+			ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+			if (wc.wr_id == 200)
+				continue;
+			ck_assert_int_lt(nsend, 2);
+			sends[nsend++] = wc.wr_id;
+			if (wc.wr_id == 5) {
+				ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_READ);
+				ck_assert_uint_eq(wc.byte_len, 9000);
+			}
+		}
+		ck_assert_int_eq(nsend, 2);
+		ck_assert_uint_eq(sends[0], 5);
+		ck_assert_uint_eq(sends[1], 6);
+	}
+	ck_assert_mem_eq(abuf, bbuf + 7, 5000);
+	ck_assert_mem_eq(abuf + 8000, bbuf + 7 + 5000, 4000);
+	for (int i = 5000; i < 8000; i++)
+		ck_assert_uint_eq(abuf[i], 0);
+
+	/* an MR without remote read: a remote access error */
+	bmr_noread = ibv_reg_mr(e.pd, bbuf, BUF, IBV_ACCESS_REMOTE_WRITE |
+						 IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(bmr_noread);
+	wr.num_sge = 1;
+	wr.wr_id = 7;
+	wr.wr.rdma.rkey = bmr_noread->rkey;
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 7);
+	ck_assert_int_eq(s.status, IBV_WC_REM_ACCESS_ERR);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(amr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr_noread), 0);
+	close_end(&e);
+	free(abuf);
+	free(bbuf);
+}
+END_TEST
+
 /* ---- several sockets on UDP 4791 --------------------------------------------------- */
 
 /* A UD QP in RTS, a registered buffer and an AH to lo */
@@ -928,6 +1017,7 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, ud_send_recv_with_grh);
 	tcase_add_test(tc, rc_send_and_write);
+	tcase_add_test(tc, rc_read);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("progress");
