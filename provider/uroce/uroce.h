@@ -93,6 +93,7 @@ struct uroce_context {
 	struct uroce_qp **qps;         /* by QPN's low 16 bits; qp_lock */
 	uint32_t next_qpn;             /* low 16 bits to try next; qp_lock */
 	struct uroce_net *net;         /* NULL until the first QP; qp_lock */
+	struct uroce_qp *rc_qps;       /* RC QPs (their timers); qp_lock */
 };
 
 static inline struct uroce_context *to_uroce_context(struct ibv_context *ibctx)
@@ -309,6 +310,15 @@ struct uroce_qp {
 	uint32_t msn;                  /* messages completed (AETH) */
 	bool nak_sent;                 /* one PSN-sequence NAK per gap */
 	struct uroce_resp_msg resp;
+	/* RC requester's timer: a CLOCK_MONOTONIC deadline (0: none) for a
+	 * retransmission, or after an RNR NAK (rnr_wait) for sending again
+	 * from rnr_psn; the retries left (retry_cnt, rnr_retry; 7:
+	 * unlimited, as rxe) */
+	uint64_t timer_ns;
+	bool rnr_wait;
+	uint32_t rnr_psn;
+	uint8_t retry_left, rnr_left;
+	struct uroce_qp *rc_next;      /* the context's RC QPs; qp_lock */
 };
 
 static inline struct uroce_qp *to_uroce_qp(struct ibv_qp *ibqp)
@@ -399,6 +409,15 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 /* An ACK or NAK for the QP (the progress thread; qp_lock and the QP's
  * lock held). */
 void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+/* The QP's timer at now (CLOCK_MONOTONIC ns; the QP's lock held): when
+ * due, send again, or complete with RETRY_EXC_ERR / RNR_RETRY_EXC_ERR
+ * once the retries are spent. */
+void uroce_req_timer(struct uroce_qp *qp, uint64_t now);
+/* How often the progress thread looks at the timers while the context
+ * has RC QPs (the shortest retransmit timeout it honours) */
+#define UROCE_TIMER_TICK_NS 10000000ull
+/* Every RC QP's timer (the progress thread, qp_lock held). */
+void uroce_req_timers(struct uroce_context *ctx);
 
 /* ---- uroce_resp.c: the responder ------------------------------------------- */
 

@@ -58,7 +58,9 @@
  * child's descriptors only (the pid recorded at creation tells). It
  * parses each datagram (uroce_parse), checks its ICRC, finds the QP and
  * hands the packet to the requester (ACKs) or the responder (requests)
- * under the context's qp_lock and the QP's lock. An ibv_poll_cq that
+ * under the context's qp_lock and the QP's lock. While the context has
+ * RC QPs it also wakes every UROCE_TIMER_TICK_NS for their retransmit
+ * and RNR timers (uroce_req.c). An ibv_poll_cq that
  * finds its CQ empty receives too (uroce_net_progress): a program that
  * busy-polls makes progress in its own thread, without waiting for the
  * progress thread to be scheduled. */
@@ -78,6 +80,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uroce.h"
@@ -626,11 +629,27 @@ void uroce_net_progress(struct uroce_context *ctx)
 	pthread_mutex_unlock(&ctx->qp_lock);
 }
 
+/* A timer tick since *last (CLOCK_MONOTONIC), which moves on. */
+static bool tick_due(struct timespec *last)
+{
+	struct timespec now;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (uint64_t)(now.tv_sec - last->tv_sec) * 1000000000u +
+	     (uint64_t)now.tv_nsec - (uint64_t)last->tv_nsec;
+	if (ns < UROCE_TIMER_TICK_NS)
+		return false;
+	*last = now;
+	return true;
+}
+
 static void *progress(void *arg)
 {
 	struct uroce_context *ctx = arg;
 	struct uroce_net *net = ctx->net;
 	uint8_t *buf = malloc(RX_BYTES);
+	struct timespec last_tick = { 0 };
 
 	if (!buf) {
 		sv_err("uroce: progress thread: out of memory");
@@ -642,8 +661,17 @@ static void *progress(void *arg)
 			{ .fd = net->stop_rd, .events = POLLIN },
 			{ .fd = net->fwd_fd, .events = POLLIN },
 		};
+		bool timers;
 
-		if (poll(pfd, 3, -1) < 0) {
+		pthread_mutex_lock(&ctx->qp_lock);
+		timers = ctx->rc_qps != NULL;
+		pthread_mutex_unlock(&ctx->qp_lock);
+		if (timers && tick_due(&last_tick)) {
+			pthread_mutex_lock(&ctx->qp_lock);
+			uroce_req_timers(ctx);
+			pthread_mutex_unlock(&ctx->qp_lock);
+		}
+		if (poll(pfd, 3, timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			sv_err("uroce: progress thread: poll: %s", strerror(errno));

@@ -258,6 +258,7 @@ static void flush_queues(struct uroce_qp *qp)
 void uroce_qp_to_error(struct uroce_qp *qp)
 {
 	qp->attr.qp_state = IBV_QPS_ERR;
+	qp->timer_ns = 0;
 	flush_queues(qp);
 }
 
@@ -272,6 +273,8 @@ static void qp_reset(struct uroce_qp *qp)
 	qp->rq_head = qp->rq_tail = 0;
 	qp->sq_psn = qp->rq_psn = qp->msn = 0;
 	qp->nak_sent = false;
+	qp->timer_ns = 0;
+	qp->rnr_wait = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 }
 
@@ -314,7 +317,11 @@ static void apply(struct uroce_qp *qp, const struct ibv_qp_attr *a, int mask,
 	if (a->qp_state == IBV_QPS_RESET)
 		qp_reset(qp);
 	else if (a->qp_state == IBV_QPS_ERR && q->qp_state != IBV_QPS_ERR)
-		flush_queues(qp);
+		uroce_qp_to_error(qp);
+	if (a->qp_state == IBV_QPS_RTS) {
+		qp->retry_left = q->retry_cnt;
+		qp->rnr_left = q->rnr_retry;
+	}
 	q->qp_state = a->qp_state;
 	q->cur_qp_state = a->qp_state;
 }
@@ -542,6 +549,10 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
 	ret = uroce_net_start(ctx);
 	if (!ret)
 		ret = qpn_insert(ctx, qp);
+	if (!ret && attr->qp_type == IBV_QPT_RC) {
+		qp->rc_next = ctx->rc_qps;
+		ctx->rc_qps = qp;
+	}
 	pthread_mutex_unlock(&ctx->qp_lock);
 	if (ret)
 		goto err_free;
@@ -574,6 +585,12 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	 * QP is out of the table, no packet reaches it */
 	pthread_mutex_lock(&ctx->qp_lock);
 	ctx->qps[ibqp->qp_num & UROCE_QPN_LOW_MASK] = NULL;
+	for (struct uroce_qp **p = &ctx->rc_qps; *p; p = &(*p)->rc_next) {
+		if (*p == qp) {
+			*p = qp->rc_next;
+			break;
+		}
+	}
 	pthread_mutex_unlock(&ctx->qp_lock);
 	qp_free(qp);
 	return 0;
@@ -588,4 +605,5 @@ void uroce_qp_release_context(struct uroce_context *ctx)
 			qp_free(ctx->qps[i]);
 	free(ctx->qps);
 	ctx->qps = NULL;
+	ctx->rc_qps = NULL;
 }

@@ -21,8 +21,14 @@
  * through the WQE's SGEs (checked as local writes); the last completes
  * the WQE, and any response acknowledges the WQEs before it.
  *
- * To do: the retransmit timer (timeout, retry_cnt), RNR NAK back-off
- * (rnr_retry), atomics, the send window (rxe's 128 PSNs), the read
+ * Timers: while WQEs await their ACK, the retransmit timer (4.096 us *
+ * 2^timeout) sends them again from the oldest, retry_cnt times (7: for
+ * ever, as rxe), then completes the oldest with IBV_WC_RETRY_EXC_ERR; an
+ * RNR NAK sends again after the time its syndrome names (IBTA table 45),
+ * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. The progress thread
+ * looks at the timers every UROCE_TIMER_TICK_NS.
+ *
+ * To do: atomics, the send window (rxe's 128 PSNs), the read
  * window (max_rd_atomic). */
 #include "config.h"
 
@@ -30,6 +36,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "uroce.h"
 
@@ -138,6 +145,49 @@ static int send_from(struct uroce_qp *qp, const struct uroce_swqe *w,
 			return ret;
 	}
 	return 0;
+}
+
+/* ---- timers ---------------------------------------------------------------------- */
+
+/* IBTA's RNR NAK timer field (table 45, the one rxe's rnrnak_usec
+ * holds), in microseconds */
+static const uint32_t rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The Local ACK Timeout: 4.096 us * 2^timeout, 0 meaning none (IBTA
+ * 9.7.6.1.3); at least the progress thread's tick, which checks it */
+static uint64_t rto_ns(const struct uroce_qp *qp)
+{
+	uint64_t t = 4096ull << qp->attr.timeout;
+
+	if (!qp->attr.timeout)
+		return 0;
+	return t < UROCE_TIMER_TICK_NS ? UROCE_TIMER_TICK_NS : t;
+}
+
+/* The retransmit timer from now while WQEs await their ACK (the QP's
+ * lock held) */
+static void arm(struct uroce_qp *qp)
+{
+	uint64_t rto = rto_ns(qp);
+
+	qp->rnr_wait = false;
+	if (qp->core.qp.qp_type != IBV_QPT_RC || qp->sq_head == qp->sq_tail ||
+	    !rto || qp->attr.qp_state != IBV_QPS_RTS)
+		qp->timer_ns = 0;
+	else
+		qp->timer_ns = now_ns() + rto;
 }
 
 /* ---- post_send ------------------------------------------------------------------- */
@@ -254,13 +304,32 @@ static int send_ud(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 
 /* A READ request: one packet, the RETH naming the whole range; the WQE
  * keeps its SGEs for the responses, which take ceil(len / MTU) PSNs. */
-static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
-		     struct uroce_swqe *w, uint32_t len)
+static void send_read_request(struct uroce_qp *qp, const struct uroce_swqe *w)
 {
 	uint8_t buf[UROCE_MAX_HDR_BYTES + 8];
 	struct uroce_pkt pkt = { 0 };
-	size_t sz = sizeof(struct ibv_sge) * (size_t)wr->num_sge;
+	/* what the responses so far brought is not asked again */
+	uint32_t done = (uint32_t)uroce_psn_diff(w->read_psn, w->first_psn) *
+			mtu_of(qp);
 	int out;
+
+	pkt.bth.opcode = UROCE_OP_RC_RDMA_READ_REQUEST;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+	pkt.bth.psn = w->read_psn;
+	pkt.bth.ack_req = true;
+	pkt.reth.va = w->remote_va + done;
+	pkt.reth.rkey = w->rkey;
+	pkt.reth.len = w->len - done;
+	out = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
+	if (out > 0)
+		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
+}
+
+static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		     struct uroce_swqe *w, uint32_t len)
+{
+	size_t sz = sizeof(struct ibv_sge) * (size_t)wr->num_sge;
 
 	w->data = malloc(sz ? sz : 1);
 	if (!w->data)
@@ -276,17 +345,7 @@ static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	w->first_psn = w->read_psn = qp->sq_psn;
 	qp->sq_psn = uroce_psn_add(qp->sq_psn, npkts_of(qp, len));
 	w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK); /* - 1 */
-	pkt.bth.opcode = UROCE_OP_RC_RDMA_READ_REQUEST;
-	pkt.bth.pkey = UROCE_DEF_PKEY;
-	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
-	pkt.bth.psn = w->first_psn;
-	pkt.bth.ack_req = true;
-	pkt.reth.va = w->remote_va;
-	pkt.reth.rkey = w->rkey;
-	pkt.reth.len = len;
-	out = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
-	if (out > 0)
-		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
+	send_read_request(qp, w);
 	return 0;
 }
 
@@ -358,16 +417,22 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 	}
+	if (!qp->timer_ns)
+		arm(qp);
 	pthread_mutex_unlock(&qp->lock);
 	return ret;
 }
 
 /* ---- ACKs and NAKs (the progress thread) ------------------------------------------------- */
 
+static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+
 /* Complete the WQEs whose last PSN precedes psn (before: true) or is at
  * most psn. */
 static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
 {
+	uint32_t head = qp->sq_head;
+
 	while (qp->sq_head != qp->sq_tail) {
 		struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
 		int32_t d = uroce_psn_diff(w->last_psn, psn);
@@ -384,6 +449,12 @@ static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
 		w->data = NULL;
 		qp->sq_head++;
 	}
+	/* progress: the retries count again, the timer from now */
+	if (qp->sq_head != head) {
+		qp->retry_left = qp->attr.retry_cnt;
+		qp->rnr_left = qp->attr.rnr_retry;
+		arm(qp);
+	}
 }
 
 /* Go-back-N: send again every packet from psn on. */
@@ -393,10 +464,11 @@ static void resend_from(struct uroce_qp *qp, uint32_t psn)
 		struct uroce_swqe *w = &qp->sq[i % qp->sq_slots];
 		int32_t d = uroce_psn_diff(psn, w->first_psn);
 
-		/* a READ is asked again whole (rxe restarts it from where
-		 * its responses stopped: to do) */
-		if (w->opcode == IBV_WR_RDMA_READ)
+		/* a READ is asked again from where its responses stopped */
+		if (w->opcode == IBV_WR_RDMA_READ) {
+			send_read_request(qp, w);
 			continue;
+		}
 		if (send_from(qp, w, d > 0 ? (uint32_t)d : 0))
 			return;
 	}
@@ -481,9 +553,66 @@ void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		uroce_qp_to_error(qp);
 		return;
 	default:
-		/* RNR NAK: the back-off and rnr_retry are to do */
-		sv_dbg("uroce: QP %#x: RNR NAK at PSN %#x", qp->core.qp.qp_num,
-		       pkt->bth.psn);
+		rnr_nak(qp, pkt);
 		return;
+	}
+}
+
+/* Complete the head WQE with st and move the QP to the error state. */
+static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st)
+{
+	struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
+
+	uroce_complete_send(qp, w, st);
+	free(w->data);
+	w->data = NULL;
+	qp->sq_head++;
+	uroce_qp_to_error(qp);
+}
+
+/* No receive WQE at the peer: send again from the NAK's PSN after the
+ * time it asks for, rnr_retry times (7: for ever). */
+static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	complete_acked(qp, pkt->bth.psn, true);
+	if (qp->sq_head == qp->sq_tail)
+		return;
+	if (qp->attr.rnr_retry != 7 && qp->rnr_left-- == 0) {
+		fail_head(qp, IBV_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	qp->rnr_wait = true;
+	qp->rnr_psn = pkt->bth.psn;
+	qp->timer_ns = now_ns() + 1000ull * rnr_usec[pkt->aeth.syndrome & 0x1f];
+}
+
+void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
+{
+	struct uroce_swqe *w;
+
+	if (!qp->timer_ns || now < qp->timer_ns || qp->sq_head == qp->sq_tail)
+		return;
+	if (qp->rnr_wait) {
+		resend_from(qp, qp->rnr_psn);
+		arm(qp);
+		return;
+	}
+	if (qp->attr.retry_cnt != 7 && qp->retry_left-- == 0) {
+		fail_head(qp, IBV_WC_RETRY_EXC_ERR);
+		return;
+	}
+	w = &qp->sq[qp->sq_head % qp->sq_slots];
+	resend_from(qp, w->opcode == IBV_WR_RDMA_READ ? w->read_psn : w->first_psn);
+	arm(qp);
+}
+
+void uroce_req_timers(struct uroce_context *ctx)
+{
+	uint64_t now = now_ns();
+
+	for (struct uroce_qp *qp = ctx->rc_qps; qp; qp = qp->rc_next) {
+		pthread_mutex_lock(&qp->lock);
+		uroce_req_timer(qp, now);
+		pthread_mutex_unlock(&qp->lock);
 	}
 }

@@ -30,8 +30,10 @@
  *   path-MTU payloads, AETH on the first and last) take the PSNs from
  *   the request's on.
  *
- * To do: the replay of a duplicate READ (a duplicate is ACKed today, as
- * a SEND would be) and atomics with their saved results, SRQs, SEND with
+ * - A duplicate READ is answered again from its own RETH (rxe replays
+ *   from a saved resource that must cover it; uroce reads again).
+ *
+ * To do: atomics with their saved results, SRQs, SEND with
  * invalidate. */
 #include "config.h"
 
@@ -357,6 +359,13 @@ static int exec_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	return RESP_OK;
 }
 
+static uint32_t read_npkts(const struct uroce_qp *qp, uint32_t len)
+{
+	uint32_t mtu = 128u << qp->attr.path_mtu;
+
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
 /* The responses to a READ request: ceil(len / MTU) packets (at least
  * one) from the request's PSN, AETH on the first and the last. */
 static void send_read_responses(struct uroce_qp *qp, const struct uroce_pkt *req,
@@ -364,7 +373,7 @@ static void send_read_responses(struct uroce_qp *qp, const struct uroce_pkt *req
 {
 	uint8_t buf[UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + 8];
 	uint32_t mtu = 128u << qp->attr.path_mtu, len = req->reth.len;
-	uint32_t n = len ? (len + mtu - 1) / mtu : 1;
+	uint32_t n = read_npkts(qp, len);
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct uroce_pkt pkt = { 0 };
@@ -386,11 +395,10 @@ static void send_read_responses(struct uroce_qp *qp, const struct uroce_pkt *req
 		if (out > 0)
 			uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
 	}
-	/* the request took one PSN; its responses n */
-	qp->rq_psn = uroce_psn_add(qp->rq_psn, n - 1);
 }
 
-static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+/* Check and answer a READ request: RESP_OK or the NAK's syndrome. */
+static int answer_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	enum uroce_mr_fault fault;
 	struct uroce_mr *mr = NULL;
@@ -409,6 +417,17 @@ static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	if (mr)
 		uroce_mr_put(mr);
 	return RESP_OK;
+}
+
+static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	int ret = answer_read(qp, pkt);
+
+	/* the request took one PSN; its responses n */
+	if (ret == RESP_OK)
+		qp->rq_psn = uroce_psn_add(qp->rq_psn,
+					   read_npkts(qp, pkt->reth.len) - 1);
+	return ret;
 }
 
 /* Execute a packet in sequence: RESP_OK or the syndrome to answer. */
@@ -447,9 +466,14 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	if (d < 0) {
-		/* a duplicate: ACK what we have */
-		send_aeth(qp, UROCE_AETH_ACK_UNLIMITED,
-			  uroce_psn_add(qp->rq_psn, UROCE_PSN_MASK));
+		/* a duplicate: a READ is answered again (the requester asks
+		 * again for what it lacks; uroce keeps no resources, so the
+		 * data is read again); anything else: ACK what we have */
+		if (pkt->flags & UROCE_OPF_READ)
+			answer_read(qp, pkt);
+		else
+			send_aeth(qp, UROCE_AETH_ACK_UNLIMITED,
+				  uroce_psn_add(qp->rq_psn, UROCE_PSN_MASK));
 		return;
 	}
 	qp->nak_sent = false;

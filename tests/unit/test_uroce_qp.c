@@ -158,6 +158,8 @@ static void to_init(struct ibv_qp *qp)
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
 }
 
+static uint8_t rts_retry_cnt = 7, rts_rnr_retry = 7;
+
 static void to_rtr_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
@@ -182,8 +184,8 @@ static void to_rtr_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (qp->qp_type == IBV_QPT_RC) {
 		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
+		a.retry_cnt = rts_retry_cnt;
+		a.rnr_retry = rts_rnr_retry;
 		a.max_rd_atomic = 1;
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
@@ -681,6 +683,98 @@ START_TEST(rc_read)
 }
 END_TEST
 
+/* Two RC QPs of one context, connected, with the given retry counts
+ * for a */
+static void rc_pair(struct end *e, struct ibv_qp **a, struct ibv_qp **b,
+		    uint8_t retry_cnt, uint8_t rnr_retry)
+{
+	*a = make_qp(e, IBV_QPT_RC);
+	*b = make_qp(e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(*a);
+	ck_assert_ptr_nonnull(*b);
+	to_init(*a);
+	to_init(*b);
+	rts_retry_cnt = retry_cnt;
+	rts_rnr_retry = rnr_retry;
+	to_rtr_rts(*a, (*b)->qp_num);
+	rts_retry_cnt = rts_rnr_retry = 7;
+	to_rtr_rts(*b, (*a)->qp_num);
+}
+
+/* A peer that never answers: the send is sent again retry_cnt times
+ * (timeout 14: 67 ms each), then fails with RETRY_EXC_ERR. */
+START_TEST(rc_retry_exceeded)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc s;
+	static uint8_t buf[64];
+	long t0;
+
+	if (!open_end(&e))
+		return;
+	rc_pair(&e, &a, &b, 2, 7);
+	/* b goes away: nothing answers a */
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	t0 = now_ms();
+	rc_post(a, IBV_WR_SEND, mr, buf, 16, 0, 0, 9);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 9);
+	ck_assert_int_eq(s.status, IBV_WC_RETRY_EXC_ERR);
+	/* three timeouts of 67 ms at least */
+	ck_assert_int_ge(now_ms() - t0, 3 * 67);
+	ck_assert_int_eq(state_of(a), IBV_QPS_ERR);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_end(&e);
+}
+END_TEST
+
+/* No receive posted at the peer: RNR NAKs; the send goes again after
+ * the peer's min_rnr_timer (12: 0.64 ms) and succeeds once a receive is
+ * there (rnr_retry 7); with rnr_retry 1 it fails with RNR_RETRY_EXC_ERR. */
+START_TEST(rc_rnr_retry)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc s, r;
+	static uint8_t buf[256];
+
+	if (!open_end(&e))
+		return;
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	rc_pair(&e, &a, &b, 7, 7);
+	fill(buf, 32, 9);
+	rc_post(a, IBV_WR_SEND, mr, buf, 32, 0, 0, 10);
+	usleep(50000);
+	ck_assert_int_eq(ibv_poll_cq(e.cq, 1, &s), 0); /* still waiting */
+	post_recv(b, mr, buf + 100, 100, 11);
+	wait_two(e.cq, 10, &s, 11, &r);
+	ck_assert_int_eq(s.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.byte_len, 32);
+	ck_assert_mem_eq(buf + 100, buf, 32);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+
+	rc_pair(&e, &a, &b, 7, 1);
+	rc_post(a, IBV_WR_SEND, mr, buf, 32, 0, 0, 12);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 12);
+	ck_assert_int_eq(s.status, IBV_WC_RNR_RETRY_EXC_ERR);
+	ck_assert_int_eq(state_of(a), IBV_QPS_ERR);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_end(&e);
+}
+END_TEST
+
 /* ---- several sockets on UDP 4791 --------------------------------------------------- */
 
 /* A UD QP in RTS, a registered buffer and an AH to lo */
@@ -1018,6 +1112,8 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, ud_send_recv_with_grh);
 	tcase_add_test(tc, rc_send_and_write);
 	tcase_add_test(tc, rc_read);
+	tcase_add_test(tc, rc_retry_exceeded);
+	tcase_add_test(tc, rc_rnr_retry);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("progress");
