@@ -203,6 +203,7 @@ struct uroce_cq {
 	bool dead;                    /* destroyed; lock */
 	_Atomic unsigned int async_reported;
 	struct uroce_cq *zombie_next; /* the context's zombie list */
+	_Atomic unsigned int qp_refs; /* QPs that complete into it */
 };
 #define UROCE_CQ_NOTIFY_SOLICITED 1
 #define UROCE_CQ_NOTIFY_NEXT 2

@@ -358,6 +358,13 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 	struct uroce_context *ctx = to_uroce_context(ibcq->context);
 	unsigned int comp_reported = 0, async_written;
 
+	/* rxe's rule: not while a QP completes into it */
+	if (atomic_load(&cq->qp_refs)) {
+		sv_err("uroce: the CQ still serves %u QP(s): destroy them first",
+		       atomic_load(&cq->qp_refs));
+		return EBUSY;
+	}
+
 	pthread_mutex_lock(&cq->lock);
 	cq->dead = true;
 	cq->notify = 0;

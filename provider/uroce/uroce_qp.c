@@ -433,6 +433,12 @@ static int alloc_queues(struct uroce_qp *qp)
 	return 0;
 }
 
+static void cq_refs(struct uroce_qp *qp, int delta)
+{
+	atomic_fetch_add(&to_uroce_cq(qp->core.qp.send_cq)->qp_refs, delta);
+	atomic_fetch_add(&to_uroce_cq(qp->core.qp.recv_cq)->qp_refs, delta);
+}
+
 static void qp_free(struct uroce_qp *qp)
 {
 	if (qp->sq)
@@ -556,6 +562,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
 	pthread_mutex_unlock(&ctx->qp_lock);
 	if (ret)
 		goto err_free;
+	cq_refs(qp, 1);
 	return &qp->core.qp;
 
 err_free:
@@ -592,6 +599,7 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 		}
 	}
 	pthread_mutex_unlock(&ctx->qp_lock);
+	cq_refs(qp, -1);
 	qp_free(qp);
 	return 0;
 }

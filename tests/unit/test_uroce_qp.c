@@ -248,6 +248,8 @@ START_TEST(create_refusals)
 	/* the same socket, so the same place in the top bits */
 	ck_assert_uint_eq(a->qp_num >> 16, b->qp_num >> 16);
 	ck_assert_int_eq(a->state, IBV_QPS_RESET);
+	/* a CQ that QPs complete into stays (rxe: EBUSY) */
+	ck_assert_int_eq(ibv_destroy_cq(e.cq), EBUSY);
 	ck_assert_int_eq(ibv_destroy_qp(a), 0);
 	ck_assert_int_eq(ibv_destroy_qp(b), 0);
 	close_end(&e);
