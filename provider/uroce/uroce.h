@@ -12,6 +12,7 @@
 #define UROCE_H
 
 #include <net/if.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <sys/types.h>
 
 #include "provider.h"
+#include "wire.h"
 
 /* The device names: uroce<N>, N the interface's place in SOFTVERBS_UROCE,
  * or as softverbs link configured them (uroce_dev_name_valid) */
@@ -84,6 +86,14 @@ struct uroce_context {
 	/* destroyed CQs whose CQ_ERR event is still unread: freed at
 	 * close, so that reading it touches no freed memory; pd_lock */
 	struct uroce_cq *zombies;
+	/* the engine: its QPs (uroce_qp.c), its socket and progress thread
+	 * (uroce_net.c), all set up with the first QP */
+	pthread_mutex_t qp_lock;       /* the progress thread handles each
+					* packet under it */
+	struct uroce_qp **qps;         /* by QPN's low 16 bits; qp_lock */
+	uint32_t next_qpn;             /* low 16 bits to try next; qp_lock */
+	struct uroce_net *net;         /* NULL until the first QP; qp_lock */
+	struct uroce_qp *rc_qps;       /* RC QPs (their timers); qp_lock */
 };
 
 static inline struct uroce_context *to_uroce_context(struct ibv_context *ibctx)
@@ -193,6 +203,7 @@ struct uroce_cq {
 	bool dead;                    /* destroyed; lock */
 	_Atomic unsigned int async_reported;
 	struct uroce_cq *zombie_next; /* the context's zombie list */
+	_Atomic unsigned int qp_refs; /* QPs that complete into it */
 };
 #define UROCE_CQ_NOTIFY_SOLICITED 1
 #define UROCE_CQ_NOTIFY_NEXT 2
@@ -227,6 +238,203 @@ struct ibv_comp_channel *uroce_create_comp_channel(struct ibv_context *ibctx);
 void uroce_destroy_comp_channel(struct ibv_comp_channel *ch);
 int uroce_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq);
 
+/* ---- uroce_qp.c: queue pairs -------------------------------------------- */
+
+/* QPNs: the context's slot (uroce_net.c: its socket's index in the
+ * SO_REUSEPORT group when it joined) in the top 8 bits, so that the
+ * kernel's demultiplexer finds the socket from the BTH; a number of the
+ * context in the low 16 bits, from 16 (rxe's QPNs
+ * start at 17; 0 and 1 are the SMI and GSI QPs). */
+#define UROCE_QPN_SLOT_SHIFT 16
+#define UROCE_QPN_LOW_MASK 0xffffu
+#define UROCE_QPN_LOW_MIN 16
+/* rxe's inline limit: the room of RXE_MAX_SGE SGEs in a send WQE */
+#define UROCE_MAX_INLINE 512
+
+struct uroce_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct ibv_sge *sge;           /* cap.max_recv_sge entries */
+};
+
+/* A send WR, its message gathered into data at post time (kept until the
+ * peer acknowledges it: a retransmission sends it again). */
+struct uroce_swqe {
+	uint64_t wr_id;
+	enum ibv_wr_opcode opcode;
+	bool signaled;
+	bool solicited;
+	__be32 imm;
+	uint64_t remote_va;
+	uint32_t rkey;
+	uint8_t *data;                 /* READ: its num_sge SGEs instead */
+	uint32_t num_sge;              /* READ */
+	uint32_t len;                  /* bytes */
+	uint32_t first_psn, last_psn;  /* RC: the PSNs it took */
+	uint32_t read_psn;             /* READ: the response PSN expected */
+};
+
+/* The message the responder is receiving (RC, UC). */
+struct uroce_resp_msg {
+	bool active;                   /* between FIRST and LAST */
+	bool dropping;                 /* UC: the rest of a broken message */
+	bool write;                    /* RDMA WRITE, else SEND */
+	bool have_wqe;                 /* the head receive WQE is in use */
+	uint32_t offset;               /* SEND: bytes placed so far */
+	uint32_t length;               /* WRITE: the RETH's length */
+	uint64_t va;                   /* WRITE: where the next byte goes */
+	uint32_t rkey;
+	uint32_t resid;                /* WRITE: bytes the RETH still allows */
+};
+
+struct uroce_qp {
+	struct sv_qp core;             /* first */
+	struct uroce_context *ctx;     /* immutable */
+	struct ibv_qp_cap cap;         /* immutable: what create granted */
+	bool sq_sig_all;               /* immutable */
+	uint32_t ud_mtu;               /* bytes: the port's active MTU at
+					* create (UD messages); immutable */
+	pthread_mutex_t lock;
+	/* the rest: lock */
+	struct ibv_qp_attr attr;       /* what modify_qp set (query_qp) */
+	struct sockaddr_in peer;       /* RC, UC: the AV's address */
+	/* send queue: a ring of sq_slots, [sq_head, sq_tail) posted */
+	struct uroce_swqe *sq;
+	uint32_t sq_slots, sq_head, sq_tail;
+	uint32_t sq_psn;               /* the next PSN to send */
+	/* receive queue */
+	struct uroce_rwqe *rq;
+	struct ibv_sge *rq_sge;
+	uint32_t rq_slots, rq_head, rq_tail;
+	/* responder */
+	uint32_t rq_psn;               /* the PSN expected next */
+	uint32_t msn;                  /* messages completed (AETH) */
+	bool nak_sent;                 /* one PSN-sequence NAK per gap */
+	struct uroce_resp_msg resp;
+	/* RC requester's timer: a CLOCK_MONOTONIC deadline (0: none) for a
+	 * retransmission, or after an RNR NAK (rnr_wait) for sending again
+	 * from rnr_psn; the retries left (retry_cnt, rnr_retry; 7:
+	 * unlimited, as rxe) */
+	uint64_t timer_ns;
+	bool rnr_wait;
+	uint32_t rnr_psn;
+	uint8_t retry_left, rnr_left;
+	struct uroce_qp *rc_next;      /* the context's RC QPs; qp_lock */
+};
+
+static inline struct uroce_qp *to_uroce_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct uroce_qp, core.qp);
+}
+
+static inline uint32_t uroce_psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & UROCE_PSN_MASK;
+}
+
+/* a - b in the 24-bit PSN space, as a signed distance */
+static inline int32_t uroce_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *uroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int uroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int uroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int uroce_destroy_qp(struct ibv_qp *ibqp);
+/* The QP of a QPN in the context (qp_lock held), or NULL. */
+struct uroce_qp *uroce_qp_find(struct uroce_context *ctx, uint32_t qpn);
+/* Move a QP to the error state and flush its queues with
+ * IBV_WC_WR_FLUSH_ERR (the QP's lock held). */
+void uroce_qp_to_error(struct uroce_qp *qp);
+/* Complete a send WQE with status into the send CQ (the QP's lock
+ * held); successful ones only when signaled. */
+void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
+			 enum ibv_wc_status status);
+/* Free what a closing context's QPs hold (after the engine stopped). */
+void uroce_qp_release_context(struct uroce_context *ctx);
+
+/* ---- uroce_ah.c: address handles ---------------------------------------- */
+
+struct uroce_ah {
+	struct ibv_ah ibah;            /* first */
+	struct sockaddr_in dst;        /* immutable */
+	union ibv_gid dgid;
+};
+
+static inline struct uroce_ah *to_uroce_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct uroce_ah, ibah);
+}
+
+/* The IPv4 address of an AV: 0, or EINVAL (logged) when the AV has no
+ * GRH, names another port, or a GID that is not IPv4-mapped, or an
+ * sgid_index whose GID is not the address the context's socket is
+ * bound to. */
+int uroce_av_resolve(struct uroce_context *ctx, const struct ibv_ah_attr *av,
+		     struct sockaddr_in *dst);
+struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int uroce_destroy_ah(struct ibv_ah *ibah);
+
+/* ---- uroce_net.c: the socket on UDP 4791 and the progress thread ----------- */
+
+struct uroce_net;
+/* The context's socket and progress thread, once (ctx->qp_lock held):
+ * 0 or a positive errno (logged: EADDRINUSE names who holds the port). */
+int uroce_net_start(struct uroce_context *ctx);
+/* Stop and join the thread, close the socket (a forked child only closes
+ * its copies). */
+void uroce_net_stop(struct uroce_context *ctx);
+/* The context's slot (the QPNs' top bits). */
+uint32_t uroce_net_slot(const struct uroce_context *ctx);
+/* The IPv4 address the socket is bound to (network order). */
+in_addr_t uroce_net_addr(const struct uroce_context *ctx);
+/* Fill the ICRC of a built packet of len bytes for dst and send it: 0 or
+ * a positive errno (logged). */
+int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+		   uint8_t *pkt, size_t len);
+/* Handle the datagrams waiting on the socket, a few at most, in the
+ * caller's thread (an ibv_poll_cq that found nothing; no lock held). */
+void uroce_net_progress(struct uroce_context *ctx);
+/* Packets dropped, by reason (tests, counters) */
+uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why);
+
+/* ---- uroce_req.c: the requester ------------------------------------------- */
+
+int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+/* An ACK or NAK for the QP (the progress thread; qp_lock and the QP's
+ * lock held). */
+void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+/* The QP's timer at now (CLOCK_MONOTONIC ns; the QP's lock held): when
+ * due, send again, or complete with RETRY_EXC_ERR / RNR_RETRY_EXC_ERR
+ * once the retries are spent. */
+void uroce_req_timer(struct uroce_qp *qp, uint64_t now);
+/* How often the progress thread looks at the timers while the context
+ * has RC QPs (the shortest retransmit timeout it honours) */
+#define UROCE_TIMER_TICK_NS 10000000ull
+/* Every RC QP's timer (the progress thread, qp_lock held). */
+void uroce_req_timers(struct uroce_context *ctx);
+
+/* ---- uroce_resp.c: the responder ------------------------------------------- */
+
+int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+/* Copy len bytes to offset off of the buffers num_sge SGEs describe:
+ * IBV_WC_SUCCESS, LOC_LEN_ERR past their end, LOC_PROT_ERR when an SGE
+ * is not inside a locally writable MR of the QP's PD. */
+enum ibv_wc_status uroce_scatter(struct uroce_qp *qp, const struct ibv_sge *sge,
+				 uint32_t num_sge, uint32_t off,
+				 const uint8_t *data, uint32_t len);
+/* A request for the QP (the progress thread; qp_lock and the QP's lock
+ * held); src the sender's address. */
+void uroce_resp_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
+			const struct sockaddr_in *src);
+
 /* ---- uroce_driver.c: the driver (lib/registry.h) ------------------------- */
 
 /* SOFTVERBS_UROCE's value as interface names, in order: each name's
@@ -235,6 +443,12 @@ int uroce_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq);
  * and leave their place empty (""). Returns the number of places. */
 size_t uroce_parse_list(const char *value,
 			char names[][IF_NAMESIZE], size_t max);
+
+/* The folder of the user's uroce sockets (uroce_net.c's forwarding):
+ * $XDG_RUNTIME_DIR/softverbs-uroce, or with fallback (or without the
+ * variable, or under AT_SECURE) /tmp/softverbs-uroce-<euid>. False when
+ * the name does not fit. */
+bool uroce_runtime_dir(char *buf, size_t cap, bool fallback);
 
 /* A name softverbs link takes, the configured devices' rule: uroce
  * and a decimal number without a leading zero (uroce0, uroce12), fewer

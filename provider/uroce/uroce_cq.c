@@ -36,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -261,19 +262,37 @@ int uroce_cq_push(struct uroce_cq *cq, const struct ibv_wc *wc,
 	return 0;
 }
 
-int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+static int take_wcs(struct uroce_cq *cq, int num_entries, struct ibv_wc *wc)
 {
-	struct uroce_cq *cq = to_uroce_cq(ibcq);
 	int n = 0;
 
-	if (num_entries < 0)
-		return -EINVAL;
 	pthread_mutex_lock(&cq->lock);
 	while (n < num_entries && cq->head != cq->tail) {
 		wc[n++] = cq->ring[cq->head & (cq->nslots - 1)];
 		cq->head++;
 	}
 	pthread_mutex_unlock(&cq->lock);
+	return n;
+}
+
+int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct uroce_cq *cq = to_uroce_cq(ibcq);
+	int n;
+
+	if (num_entries < 0)
+		return -EINVAL;
+	n = take_wcs(cq, num_entries, wc);
+	if (n || !num_entries)
+		return n;
+	/* empty: the caller busy-polls, so it receives too */
+	uroce_net_progress(to_uroce_context(ibcq->context));
+	n = take_wcs(cq, num_entries, wc);
+	/* still empty: what it waits for needs another thread or process
+	 * (the peer, the progress thread) to run; on a busy host, give it
+	 * the CPU now rather than at the end of our time slice */
+	if (!n)
+		sched_yield();
 	return n;
 }
 
@@ -338,6 +357,13 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 	struct uroce_cq *cq = to_uroce_cq(ibcq);
 	struct uroce_context *ctx = to_uroce_context(ibcq->context);
 	unsigned int comp_reported = 0, async_written;
+
+	/* rxe's rule: not while a QP completes into it */
+	if (atomic_load(&cq->qp_refs)) {
+		sv_err("uroce: the CQ still serves %u QP(s): destroy them first",
+		       atomic_load(&cq->qp_refs));
+		return EBUSY;
+	}
 
 	pthread_mutex_lock(&cq->lock);
 	cq->dead = true;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core.h"
 #include "uroce.h"
@@ -188,6 +189,19 @@ static bool conf_path(unsigned int which, char *buf, size_t cap)
 				     CONF_FILE);
 		}
 	}
+	return n > 0 && (size_t)n < cap;
+}
+
+bool uroce_runtime_dir(char *buf, size_t cap, bool fallback)
+{
+	const char *dir = fallback ? NULL : sv_env_path("XDG_RUNTIME_DIR");
+	int n;
+
+	if (dir && dir[0] == '/')
+		n = snprintf(buf, cap, "%s/softverbs-uroce", dir);
+	else
+		n = snprintf(buf, cap, "/tmp/softverbs-uroce-%u",
+			     (unsigned int)geteuid());
 	return n > 0 && (size_t)n < cap;
 }
 

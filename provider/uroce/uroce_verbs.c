@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* uroce's answers: device, port and GID queries from the interface under
  * the device (uroce_netdev.c), PDs kept in the process, MRs
- * (uroce_mr.c) and CQs (uroce_cq.c). Every other verb is the core's
- * EOPNOTSUPP default until the engine (the wire, QPs) lands.
+ * (uroce_mr.c), CQs (uroce_cq.c), QPs (uroce_qp.c, the requester
+ * uroce_req.c, the responder uroce_resp.c, over uroce_net.c's socket)
+ * and AHs (uroce_ah.c). Every other verb is the core's EOPNOTSUPP
+ * default until the engine has it.
  *
  * The device attributes are rxe's (kernel 6.1, measured: kmod-notes/
  * rxe-siw.md), so that a program sized for rxe is sized for uroce; the
@@ -271,6 +273,7 @@ int uroce_context_init(struct uroce_context *ctx, const char *netdev)
 	ctx->async_wr_fd = fds[1];
 	ibctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->pd_lock, NULL);
+	pthread_mutex_init(&ctx->qp_lock, NULL);
 	ctx->pds.next = ctx->pds.prev = &ctx->pds;
 	ctx->next_pd_handle = 1;
 	return 0;
@@ -280,8 +283,11 @@ void uroce_context_release(struct uroce_context *ctx)
 {
 	struct uroce_pd *pd;
 
+	/* the progress thread first: then nothing touches the QPs */
+	uroce_net_stop(ctx);
 	/* what the application did not free goes with the context, as the
 	 * kernel frees a closed context's objects */
+	uroce_qp_release_context(ctx);
 	uroce_mr_release_context(&ctx->sv.vctx.context);
 	uroce_cq_release_context(&ctx->sv.vctx.context);
 	pd = ctx->pds.next;
@@ -292,6 +298,7 @@ void uroce_context_release(struct uroce_context *ctx)
 		pd = next;
 	}
 	pthread_mutex_destroy(&ctx->pd_lock);
+	pthread_mutex_destroy(&ctx->qp_lock);
 	close(ctx->async_wr_fd);
 }
 
@@ -309,6 +316,15 @@ static const struct sv_context_ops uroce_ctx_ops = {
 	.resize_cq = uroce_resize_cq,
 	.destroy_cq = uroce_destroy_cq,
 	.async_event = uroce_async_event,
+	.create_qp = uroce_create_qp,
+	.create_qp_ex = uroce_create_qp_ex,
+	.modify_qp = uroce_modify_qp,
+	.query_qp = uroce_query_qp,
+	.destroy_qp = uroce_destroy_qp,
+	.post_send = uroce_post_send,
+	.post_recv = uroce_post_recv,
+	.create_ah = uroce_create_ah,
+	.destroy_ah = uroce_destroy_ah,
 };
 
 /* Not in the built-in list (lib/providers.c): no kernel device matches

@@ -1,0 +1,790 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* uroce's network end: one UDP socket per context on port 4791 of the
+ * interface's first IPv4 address, and the context's progress thread that
+ * receives on it.
+ *
+ * Several processes on one host. Every RoCE v2 peer sends to UDP port
+ * 4791, so all the uroce contexts of a host that use one address share
+ * that port: each binds it with SO_REUSEPORT, which puts their sockets in
+ * one group, and the kernel picks the socket of each datagram. Which one
+ * is this design's choice: an unprivileged classic BPF program
+ * (SO_ATTACH_REUSEPORT_CBPF; run by the kernel with the data past the UDP
+ * header, its result an index into the group's array of sockets) loads
+ * byte 5 of the BTH, the top byte of the destination QPN, and returns it.
+ * Each context learns its socket's index once it joined (the kernel gives
+ * no way to ask): it sends itself probes, one per candidate index k,
+ * whose BTH names k, and the smallest k that comes back is its own
+ * (indices past the group's end fall back to the kernel's hash, but they
+ * are all larger than any socket's index). Its QPNs then carry that
+ * index (its slot, below) in bits 23-16 (uroce_qp.c), so every packet
+ * for one of its QPs reaches its socket, whichever process sends it,
+ * kernel rxe peers included.
+ * Every process attaches the same program: the group keeps the last one.
+ *
+ * Sockets move. When a socket leaves the group (a context closes, a
+ * process exits), the kernel moves the group's last socket into its
+ * place (reuseport_detach_sock), so a context's index may stop being the
+ * number its QPNs carry, and a context that joins later may find its
+ * index carried by another's QPNs. So the number in the QPNs (the slot)
+ * is a name of its own: each context also binds a unix datagram socket
+ * named after its slot, in a folder only the user can reach
+ * ($XDG_RUNTIME_DIR/softverbs-uroce, else /tmp/softverbs-uroce-<euid>;
+ * names carry the network namespace and the address), and takes its
+ * index as its slot when that name is free, else the first free one. A
+ * datagram whose slot is not the receiving context's is forwarded once
+ * to that name, with its source address; one for a slot nobody holds is
+ * dropped as an unknown QPN. So packets reach their QP whatever moved;
+ * most go straight to it, and those of a moved context take one more
+ * hop until it closes. 256 slots per address and namespace.
+ *
+ * Another user. The kernel puts sockets of different owners into
+ * different groups only by refusing them: bind fails with EADDRINUSE
+ * when the port is held by a socket of another uid (or by the kernel's
+ * rxe, whose tunnel socket holds 4791 in its network namespace). uroce
+ * says who holds it, from /proc/net/udp, and fails; no datagram of one
+ * user ever reaches another's socket.
+ *
+ * On the wire (kmod-notes/uroce-wire.md): DF set (IP_PMTUDISC_DO), so
+ * that the kernel sends IPv4 ID 0 on this unconnected socket
+ * (ip_select_ident_segs), which is what the receiver assumes when it
+ * checks the ICRC (a UDP socket cannot see the sender's ID); UDP checksum
+ * 0 (SO_NO_CHECK), as rxe sends; source port 4791, the socket's (rxe's
+ * receiver ignores the source port).
+ *
+ * The progress thread. Created with the context's first QP, with every
+ * signal blocked (it takes no signal of the program's), joined at
+ * ibv_close_device. A forked child has no such thread (fork copies the
+ * calling thread alone); closing an inherited context there closes the
+ * child's descriptors only (the pid recorded at creation tells). It
+ * parses each datagram (uroce_parse), checks its ICRC, finds the QP and
+ * hands the packet to the requester (ACKs) or the responder (requests)
+ * under the context's qp_lock and the QP's lock. While the context has
+ * RC QPs it also wakes every UROCE_TIMER_TICK_NS for their retransmit
+ * and RNR timers (uroce_req.c). An ibv_poll_cq that
+ * finds its CQ empty receives too (uroce_net_progress): a program that
+ * busy-polls makes progress in its own thread, without waiting for the
+ * progress thread to be scheduled. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uroce.h"
+
+#ifndef SO_ATTACH_REUSEPORT_CBPF
+#define SO_ATTACH_REUSEPORT_CBPF 51
+#endif
+
+/* the probes: a BTH whose opcode no RoCE peer sends and whose QPN names
+ * the index k, then the magic, the context's nonce and k */
+#define PROBE_OPCODE 0xff
+#define PROBE_MAGIC "uroce-probe"
+#define PROBE_MAGIC_BYTES 12
+#define PROBE_BYTES (UROCE_BTH_BYTES + PROBE_MAGIC_BYTES + 8 + 1)
+#define PROBE_BATCH 32
+#define PROBE_QUIET_MS 20
+#define MAX_SLOTS 256
+/* room for the largest packet: headers, one 4096-byte MTU, ICRC */
+#define RX_BYTES (UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + UROCE_ICRC_BYTES + 64)
+/* datagrams an empty ibv_poll_cq handles itself */
+#define POLL_BUDGET 16
+/* datagrams the progress thread handles per hold of qp_lock (poll(2)
+ * reports the rest) */
+#define THREAD_BUDGET 64
+
+struct uroce_net {
+	int fd;                        /* immutable */
+	struct sockaddr_in addr;       /* bound; immutable */
+	uint32_t slot;                 /* immutable once started */
+	uint8_t nonce[8];              /* immutable */
+	int stop_rd, stop_wr;          /* the thread's stop pipe; immutable */
+	pthread_t thread;
+	pid_t pid;                     /* the process running the thread */
+	/* forwarding: a datagram socket named after the slot; immutable */
+	int fwd_fd;
+	char fwd_dir[80];
+	unsigned long long ns_ino;     /* the network namespace's inode */
+	struct sockaddr_un fwd_name;
+	_Atomic uint64_t drops[UROCE_DROP_COUNT];
+	_Atomic uint64_t unknown_qpn;
+	_Atomic uint64_t forwarded;
+};
+
+/* what a forwarded datagram carries in front of it */
+struct fwd_hdr {
+	struct sockaddr_in src;
+};
+
+uint32_t uroce_net_slot(const struct uroce_context *ctx)
+{
+	return ctx->net->slot;
+}
+
+in_addr_t uroce_net_addr(const struct uroce_context *ctx)
+{
+	return ctx->net->addr.sin_addr.s_addr;
+}
+
+uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ctx->qp_lock);
+	n = ctx->net && why < UROCE_DROP_COUNT ? atomic_load(&ctx->net->drops[why]) : 0;
+	pthread_mutex_unlock(&ctx->qp_lock);
+	return n;
+}
+
+/* ---- the address and the port ------------------------------------------------ */
+
+/* The interface's first IPv4 address, as its GID table lists it. */
+static int first_ipv4(struct uroce_context *ctx, struct sockaddr_in *sin)
+{
+	union ibv_gid gids[64];
+	struct uroce_netdev nd;
+	ssize_t n;
+	int ret = uroce_netdev_query(ctx->netdev, &nd);
+
+	if (ret)
+		return ret;
+	n = uroce_gid_table(&nd, gids, 64);
+	for (ssize_t i = 0; i < n; i++) {
+		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		if (memcmp(gids[i].raw, v4, sizeof(v4)))
+			continue;
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(UROCE_UDP_PORT);
+		memcpy(&sin->sin_addr, gids[i].raw + 12, 4);
+		return 0;
+	}
+	sv_err("uroce: %s has no IPv4 address (IPv6 is not supported yet)",
+	       ctx->netdev);
+	return EADDRNOTAVAIL;
+}
+
+/* Who holds UDP 4791 on addr, from /proc/net/udp, into buf. */
+static void port_holder(in_addr_t addr, char *buf, size_t cap)
+{
+	FILE *f = fopen("/proc/net/udp", "re");
+	char line[512];
+
+	snprintf(buf, cap, "another user's socket or the kernel's rxe");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int a, port, uid;
+		unsigned long inode;
+		struct passwd *pw;
+
+		if (sscanf(line, " %*d: %x:%x %*x:%*x %*x %*x:%*x %*x:%*x %*x %u %*d %lu",
+			   &a, &port, &uid, &inode) != 4 || port != UROCE_UDP_PORT)
+			continue;
+		if (a != 0 && a != addr)
+			continue;
+		if (!inode) {
+			snprintf(buf, cap, "the kernel (an rxe device in this network namespace?)");
+			break;
+		}
+		if (uid == getuid())
+			continue;
+		pw = getpwuid(uid);
+		snprintf(buf, cap, "user %s (uid %u)", pw ? pw->pw_name : "?", uid);
+		break;
+	}
+	fclose(f);
+}
+
+static int attach_filter(int fd)
+{
+	struct sock_filter code[] = {
+		/* A = BTH byte 5, the destination QPN's top byte */
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 5),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct sock_fprog prog = { .len = 2, .filter = code };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+		       sizeof(prog)))
+		return errno;
+	return 0;
+}
+
+static int set_opt(int fd, int level, int name, int value)
+{
+	return setsockopt(fd, level, name, &value, sizeof(value)) ? errno : 0;
+}
+
+static int open_socket(struct uroce_net *net)
+{
+	char who[128], ip[INET_ADDRSTRLEN];
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret;
+
+	if (fd < 0)
+		return errno;
+	ret = set_opt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+	if (!ret)
+		ret = set_opt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+	if (!ret)
+		ret = set_opt(fd, SOL_SOCKET, SO_NO_CHECK, 1);
+	if (ret) {
+		sv_err("uroce: UDP socket options: %s", strerror(ret));
+		goto err;
+	}
+	/* the kernel caps it at net.core.rmem_max: best effort */
+	(void)set_opt(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
+	inet_ntop(AF_INET, &net->addr.sin_addr, ip, sizeof(ip));
+	if (bind(fd, (struct sockaddr *)&net->addr, sizeof(net->addr))) {
+		ret = errno;
+		if (ret == EADDRINUSE) {
+			port_holder(net->addr.sin_addr.s_addr, who, sizeof(who));
+			sv_err("uroce: UDP port %d on %s is held by %s: uroce shares it only among one user's processes",
+			       UROCE_UDP_PORT, ip, who);
+		} else {
+			sv_err("uroce: bind UDP %s:%d: %s", ip, UROCE_UDP_PORT,
+			       strerror(ret));
+		}
+		goto err;
+	}
+	ret = attach_filter(fd);
+	if (ret) {
+		sv_err("uroce: SO_ATTACH_REUSEPORT_CBPF: %s", strerror(ret));
+		goto err;
+	}
+	net->fd = fd;
+	return 0;
+
+err:
+	close(fd);
+	return ret;
+}
+
+/* ---- forwarding between the user's contexts --------------------------------- */
+
+/* dir exists, is ours and only ours: 0 or a positive errno */
+static int dir_ready(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return errno;
+	if (lstat(dir, &st))
+		return errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077))
+		return EPERM;
+	return 0;
+}
+
+static int fwd_setup_dir(struct uroce_net *net)
+{
+	struct stat ns;
+	int ret = EINVAL;
+
+	if (stat("/proc/self/ns/net", &ns))
+		return errno;
+	net->ns_ino = (unsigned long long)ns.st_ino;
+	for (int fallback = 0; fallback < 2; fallback++) {
+		if (!uroce_runtime_dir(net->fwd_dir, sizeof(net->fwd_dir),
+				       fallback))
+			continue;
+		ret = dir_ready(net->fwd_dir);
+		if (!ret)
+			return 0;
+	}
+	sv_err("uroce: no private folder for the forwarding sockets (%s: %s)",
+	       net->fwd_dir, strerror(ret));
+	return ret;
+}
+
+/* The name of the context whose QPNs carry slot, in this namespace, on
+ * this address. */
+static void fwd_name(const struct uroce_net *net, uint32_t slot,
+		     struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%llx-%08x-%u",
+		 net->fwd_dir, net->ns_ino,
+		 (unsigned int)ntohl(net->addr.sin_addr.s_addr), slot);
+}
+
+/* A name left by a context that died holds no socket: connecting to it
+ * is refused. */
+static bool name_stale(const struct sockaddr_un *sun)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool stale;
+
+	if (fd < 0)
+		return false;
+	stale = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) &&
+		errno == ECONNREFUSED;
+	close(fd);
+	return stale;
+}
+
+static bool fwd_bind(struct uroce_net *net, uint32_t slot)
+{
+	struct sockaddr_un sun;
+
+	fwd_name(net, slot, &sun);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!bind(net->fwd_fd, (struct sockaddr *)&sun, sizeof(sun))) {
+			net->fwd_name = sun;
+			net->slot = slot;
+			return true;
+		}
+		if (errno != EADDRINUSE || !name_stale(&sun))
+			return false;
+		unlink(sun.sun_path);
+	}
+	return false;
+}
+
+/* The slot of the context's QPNs: its socket's index when no other
+ * context's QPNs carry that number (one that moved there keeps its
+ * own), else the first free one. */
+static int fwd_claim(struct uroce_net *net, uint32_t index)
+{
+	int ret = fwd_setup_dir(net);
+
+	if (ret)
+		return ret;
+	net->fwd_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (net->fwd_fd < 0)
+		return errno;
+	if (fwd_bind(net, index))
+		return 0;
+	for (uint32_t slot = 0; slot < MAX_SLOTS; slot++) {
+		if (slot != index && fwd_bind(net, slot)) {
+			sv_info("uroce: socket index %u is another context's QPN slot; QPNs of slot %u, their packets forwarded",
+				index, slot);
+			return 0;
+		}
+	}
+	sv_err("uroce: every one of the %d QPN slots on this address is taken",
+	       MAX_SLOTS);
+	close(net->fwd_fd);
+	return EADDRINUSE;
+}
+
+/* A datagram for another context's QPs: to its socket (dropped as an
+ * unknown QPN when there is none). */
+static void fwd_send(struct uroce_net *net, const uint8_t *buf, size_t len,
+		     const struct sockaddr_in *src, uint32_t slot)
+{
+	struct fwd_hdr hdr = { .src = *src };
+	struct sockaddr_un to;
+	struct iovec iov[2] = { { &hdr, sizeof(hdr) },
+				{ (void *)buf, len } };
+	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to),
+			      .msg_iov = iov, .msg_iovlen = 2 };
+
+	fwd_name(net, slot, &to);
+	if (sendmsg(net->fwd_fd, &msg, MSG_DONTWAIT) < 0)
+		atomic_fetch_add(&net->unknown_qpn, 1);
+	else
+		atomic_fetch_add(&net->forwarded, 1);
+}
+
+/* ---- finding the socket's index: probes ------------------------------------ */
+
+static void probe_build(const struct uroce_net *net, uint8_t *p, uint32_t k)
+{
+	memset(p, 0, PROBE_BYTES);
+	p[0] = PROBE_OPCODE;
+	p[5] = (uint8_t)k;
+	memcpy(p + UROCE_BTH_BYTES, PROBE_MAGIC, PROBE_MAGIC_BYTES);
+	memcpy(p + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8);
+	p[PROBE_BYTES - 1] = (uint8_t)k;
+}
+
+static bool is_probe(const uint8_t *p, size_t len)
+{
+	return len == PROBE_BYTES && p[0] == PROBE_OPCODE &&
+	       !memcmp(p + UROCE_BTH_BYTES, PROBE_MAGIC, PROBE_MAGIC_BYTES);
+}
+
+/* Our probes that arrive within PROBE_QUIET_MS of each other: the
+ * smallest k, or MAX_SLOTS for none. */
+static uint32_t probe_collect(const struct uroce_net *net)
+{
+	uint32_t best = MAX_SLOTS;
+	uint8_t buf[RX_BYTES];
+	struct pollfd pfd = { .fd = net->fd, .events = POLLIN };
+
+	while (poll(&pfd, 1, PROBE_QUIET_MS) > 0) {
+		ssize_t n = recv(net->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n < 0)
+			continue;
+		/* a datagram of another context's probe, or for a QP:
+		 * there is none yet on this socket */
+		if (!is_probe(buf, (size_t)n) ||
+		    memcmp(buf + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8))
+			continue;
+		if (buf[PROBE_BYTES - 1] < best)
+			best = buf[PROBE_BYTES - 1];
+	}
+	return best;
+}
+
+static int probe_slot(struct uroce_net *net)
+{
+	uint8_t p[PROBE_BYTES];
+
+	for (uint32_t base = 0; base < MAX_SLOTS; base += PROBE_BATCH) {
+		uint32_t got;
+
+		for (uint32_t k = base; k < base + PROBE_BATCH; k++) {
+			probe_build(net, p, k);
+			if (sendto(net->fd, p, sizeof(p), 0,
+				   (struct sockaddr *)&net->addr,
+				   sizeof(net->addr)) < 0) {
+				sv_err("uroce: probe: %s", strerror(errno));
+				return errno;
+			}
+		}
+		got = probe_collect(net);
+		if (got < MAX_SLOTS) {
+			sv_dbg("uroce: the socket's index in its group: %u", got);
+			return fwd_claim(net, got);
+		}
+	}
+	sv_err("uroce: found no place of the socket in the UDP %d group (more than %d contexts on one address?)",
+	       UROCE_UDP_PORT, MAX_SLOTS);
+	return EADDRINUSE;
+}
+
+/* ---- sending ------------------------------------------------------------------ */
+
+static void ipudp_of(struct uroce_ipudp *n, const struct sockaddr_in *src,
+		     const struct sockaddr_in *dst)
+{
+	memset(n, 0, sizeof(*n));
+	memcpy(n->saddr, &src->sin_addr, 4);
+	memcpy(n->daddr, &dst->sin_addr, 4);
+	n->ip4_id = 0;           /* DF on an unconnected socket */
+	n->ip4_frag_off = 0x4000; /* DF */
+	n->sport = ntohs(src->sin_port);
+	n->dport = ntohs(dst->sin_port);
+}
+
+int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+		   uint8_t *pkt, size_t len)
+{
+	struct uroce_net *net = ctx->net;
+	struct uroce_ipudp n;
+	ssize_t sent;
+
+	ipudp_of(&n, &net->addr, dst);
+	uroce_icrc_fill(&n, pkt, len);
+	do
+		sent = sendto(net->fd, pkt, len, 0, (const struct sockaddr *)dst,
+			      sizeof(*dst));
+	while (sent < 0 && errno == EINTR);
+	if (sent < 0) {
+		int err = errno;
+
+		sv_err("uroce: send to %s: %s", inet_ntoa(dst->sin_addr),
+		       strerror(err));
+		return err;
+	}
+	return 0;
+}
+
+/* ---- the progress thread ----------------------------------------------------------- */
+
+static void count_drop(struct uroce_net *net, enum uroce_drop why)
+{
+	atomic_fetch_add(&net->drops[why], 1);
+}
+
+/* One datagram from src, received or forwarded: qp_lock held. */
+static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
+		   const struct sockaddr_in *src, bool forwarded)
+{
+	struct uroce_net *net = ctx->net;
+	struct uroce_ipudp n;
+	struct uroce_pkt pkt;
+	struct uroce_qp *qp;
+	enum uroce_drop why;
+
+	if (is_probe(buf, len))
+		return;
+	/* another context's QPN (its socket moved in the group, or ours
+	 * holds its index): to that context, once */
+	if (len >= UROCE_BTH_BYTES && buf[5] != net->slot) {
+		if (forwarded)
+			atomic_fetch_add(&net->unknown_qpn, 1);
+		else
+			fwd_send(net, buf, len, src, buf[5]);
+		return;
+	}
+	why = uroce_parse(buf, len, &pkt);
+	if (why == UROCE_DROP_OK) {
+		ipudp_of(&n, src, &net->addr);
+		why = uroce_icrc_check(&n, buf, len);
+	}
+	if (why != UROCE_DROP_OK) {
+		count_drop(net, why);
+		return;
+	}
+	qp = uroce_qp_find(ctx, pkt.bth.dest_qpn);
+	if (!qp) {
+		atomic_fetch_add(&net->unknown_qpn, 1);
+		return;
+	}
+	why = uroce_check_qpt(&pkt, qp->core.qp.qp_type == IBV_QPT_RC ? UROCE_QPT_RC :
+				    qp->core.qp.qp_type == IBV_QPT_UC ? UROCE_QPT_UC :
+									 UROCE_QPT_UD);
+	if (why != UROCE_DROP_OK) {
+		count_drop(net, why);
+		return;
+	}
+	pthread_mutex_lock(&qp->lock);
+	if (pkt.flags & UROCE_OPF_ACK)
+		uroce_req_ack(qp, &pkt);
+	else
+		uroce_resp_request(qp, &pkt, src);
+	pthread_mutex_unlock(&qp->lock);
+}
+
+/* The datagrams waiting, at most budget of them (qp_lock held: taking a
+ * datagram and handling it are one step, so that two receiving threads
+ * never reorder a QP's packets): false when the socket failed. */
+static bool drain(struct uroce_context *ctx, uint8_t *buf, unsigned int budget)
+{
+	struct uroce_net *net = ctx->net;
+
+	while (budget--) {
+		struct sockaddr_in src;
+		struct iovec iov = { .iov_base = buf, .iov_len = RX_BYTES };
+		struct msghdr msg = { .msg_name = &src,
+				      .msg_namelen = sizeof(src),
+				      .msg_iov = &iov,
+				      .msg_iovlen = 1 };
+		ssize_t n = recvmsg(net->fd, &msg, MSG_DONTWAIT);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (msg.msg_flags & MSG_TRUNC) {
+			count_drop(net, UROCE_DROP_TOO_LONG);
+			continue;
+		}
+		handle(ctx, buf, (size_t)n, &src, false);
+	}
+	return true;
+}
+
+/* The same for the datagrams other contexts forwarded (qp_lock held). */
+static void drain_fwd(struct uroce_context *ctx, uint8_t *buf,
+		      unsigned int budget)
+{
+	struct uroce_net *net = ctx->net;
+
+	while (budget--) {
+		struct fwd_hdr hdr;
+		struct iovec iov[2] = { { &hdr, sizeof(hdr) },
+					{ buf, RX_BYTES } };
+		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+		ssize_t n = recvmsg(net->fwd_fd, &msg, MSG_DONTWAIT);
+
+		if (n < 0)
+			return;
+		if (n < (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_TRUNC))
+			continue;
+		handle(ctx, buf, (size_t)n - sizeof(hdr), &hdr.src, true);
+	}
+}
+
+void uroce_net_progress(struct uroce_context *ctx)
+{
+	uint8_t buf[RX_BYTES];
+
+	/* the progress thread is receiving: nothing to add */
+	if (pthread_mutex_trylock(&ctx->qp_lock))
+		return;
+	if (ctx->net) {
+		drain(ctx, buf, POLL_BUDGET);
+		drain_fwd(ctx, buf, POLL_BUDGET);
+	}
+	pthread_mutex_unlock(&ctx->qp_lock);
+}
+
+/* A timer tick since *last (CLOCK_MONOTONIC), which moves on. */
+static bool tick_due(struct timespec *last)
+{
+	struct timespec now;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (uint64_t)(now.tv_sec - last->tv_sec) * 1000000000u +
+	     (uint64_t)now.tv_nsec - (uint64_t)last->tv_nsec;
+	if (ns < UROCE_TIMER_TICK_NS)
+		return false;
+	*last = now;
+	return true;
+}
+
+static void *progress(void *arg)
+{
+	struct uroce_context *ctx = arg;
+	struct uroce_net *net = ctx->net;
+	uint8_t *buf = malloc(RX_BYTES);
+	struct timespec last_tick = { 0 };
+
+	if (!buf) {
+		sv_err("uroce: progress thread: out of memory");
+		return NULL;
+	}
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = net->fd, .events = POLLIN },
+			{ .fd = net->stop_rd, .events = POLLIN },
+			{ .fd = net->fwd_fd, .events = POLLIN },
+		};
+		bool timers;
+
+		pthread_mutex_lock(&ctx->qp_lock);
+		timers = ctx->rc_qps != NULL;
+		pthread_mutex_unlock(&ctx->qp_lock);
+		if (timers && tick_due(&last_tick)) {
+			pthread_mutex_lock(&ctx->qp_lock);
+			uroce_req_timers(ctx);
+			pthread_mutex_unlock(&ctx->qp_lock);
+		}
+		if (poll(pfd, 3, timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			sv_err("uroce: progress thread: poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents || pfd[2].revents) {
+			bool ok;
+
+			pthread_mutex_lock(&ctx->qp_lock);
+			ok = drain(ctx, buf, THREAD_BUDGET);
+			drain_fwd(ctx, buf, THREAD_BUDGET);
+			pthread_mutex_unlock(&ctx->qp_lock);
+			if (!ok) {
+				sv_err("uroce: progress thread: receive: %s",
+				       strerror(errno));
+				break;
+			}
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+static int start_thread(struct uroce_context *ctx)
+{
+	struct uroce_net *net = ctx->net;
+	sigset_t all, old;
+	int fds[2], ret;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return errno;
+	net->stop_rd = fds[0];
+	net->stop_wr = fds[1];
+	/* the thread inherits the mask: it takes none of the program's
+	 * signals */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&net->thread, NULL, progress, ctx);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
+	net->pid = getpid();
+	return 0;
+}
+
+/* ---- start, stop -------------------------------------------------------------- */
+
+int uroce_net_start(struct uroce_context *ctx)
+{
+	struct uroce_net *net;
+	int ret;
+
+	if (ctx->net)
+		return 0;
+	net = calloc(1, sizeof(*net));
+	if (!net)
+		return ENOMEM;
+	ret = first_ipv4(ctx, &net->addr);
+	if (ret)
+		goto err_free;
+	if (getrandom(net->nonce, sizeof(net->nonce), 0) != sizeof(net->nonce)) {
+		ret = errno ? errno : EIO;
+		goto err_free;
+	}
+	ret = open_socket(net);
+	if (ret)
+		goto err_free;
+	ret = probe_slot(net);
+	if (ret)
+		goto err_close;
+	ctx->net = net;
+	ret = start_thread(ctx);
+	if (ret) {
+		ctx->net = NULL;
+		sv_err("uroce: progress thread: %s", strerror(ret));
+		unlink(net->fwd_name.sun_path);
+		close(net->fwd_fd);
+		goto err_close;
+	}
+	sv_info("uroce: %s: UDP %s:%d, place %u in its group", ctx->netdev,
+		inet_ntoa(net->addr.sin_addr), UROCE_UDP_PORT, net->slot);
+	return 0;
+
+err_close:
+	close(net->fd);
+err_free:
+	free(net);
+	return ret;
+}
+
+void uroce_net_stop(struct uroce_context *ctx)
+{
+	struct uroce_net *net = ctx->net;
+
+	if (!net)
+		return;
+	/* in a forked child there is no thread to stop */
+	if (net->pid == getpid()) {
+		if (write(net->stop_wr, "", 1) != 1)
+			sv_err("uroce: stopping the progress thread: %s",
+			       strerror(errno));
+		pthread_join(net->thread, NULL);
+		unlink(net->fwd_name.sun_path);
+	}
+	close(net->fwd_fd);
+	close(net->stop_rd);
+	close(net->stop_wr);
+	close(net->fd);
+	free(net);
+	ctx->net = NULL;
+}

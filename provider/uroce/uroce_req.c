@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* uroce's requester: ibv_post_send, and what an RC requester does with
+ * the ACKs and NAKs that come back.
+ *
+ * post_send gathers each message (its SGEs checked as local reads of
+ * MRs of the QP's PD, or its inline data) into a buffer of the WQE and
+ * sends its packets at once from the caller's thread, as rxe_requester
+ * cuts them: FIRST and MIDDLE packets of exactly the path MTU, the
+ * RETH on the first packet of an RDMA WRITE, ImmDt on the last, AckReq
+ * on the last packet and on every 64th (RXE_MAX_PKT_PER_ACK). UD and UC
+ * WQEs complete once sent; RC WQEs stay in the send queue, with their
+ * message, until an ACK covers their last PSN (ACKs are cumulative).
+ *
+ * A PSN-sequence NAK acknowledges what precedes its PSN and makes the
+ * requester send again from that PSN (go-back-N); NAKs for an invalid
+ * request, a remote access or operational error complete the WQE with
+ * rxe's status and move the QP to the error state.
+ *
+ * RDMA READ: one request packet whose RETH names the whole range; the
+ * responses take ceil(len / MTU) PSNs and are placed, in PSN order,
+ * through the WQE's SGEs (checked as local writes); the last completes
+ * the WQE, and any response acknowledges the WQEs before it.
+ *
+ * Timers: while WQEs await their ACK, the retransmit timer (4.096 us *
+ * 2^timeout) sends them again from the oldest, retry_cnt times (7: for
+ * ever, as rxe), then completes the oldest with IBV_WC_RETRY_EXC_ERR; an
+ * RNR NAK sends again after the time its syndrome names (IBTA table 45),
+ * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. The progress thread
+ * looks at the timers every UROCE_TIMER_TICK_NS.
+ *
+ * To do: atomics, the send window (rxe's 128 PSNs), the read
+ * window (max_rd_atomic). */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uroce.h"
+
+/* rxe's largest message (RXE_PORT_MAX_MSG_SZ) */
+#define UROCE_MAX_MSG 0x800000u
+#define UROCE_PKTS_PER_ACK 64
+
+/* ---- cutting a message into packets ----------------------------------------------- */
+
+enum { OP_FIRST, OP_MIDDLE, OP_LAST, OP_LAST_IMM, OP_ONLY, OP_ONLY_IMM };
+
+static uint8_t qpt_bits(const struct uroce_qp *qp)
+{
+	switch (qp->core.qp.qp_type) {
+	case IBV_QPT_UC:
+		return UROCE_QPT_UC;
+	case IBV_QPT_UD:
+		return UROCE_QPT_UD;
+	default:
+		return UROCE_QPT_RC;
+	}
+}
+
+/* The opcode of packet i of n: SEND 0x00-0x05, WRITE 0x06-0x0b past the
+ * transport's bits (ib_pack.h). */
+static uint8_t opcode_of(const struct uroce_qp *qp, const struct uroce_swqe *w,
+			 uint32_t i, uint32_t n)
+{
+	bool write = w->opcode == IBV_WR_RDMA_WRITE ||
+		     w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	bool imm = w->opcode == IBV_WR_SEND_WITH_IMM ||
+		   w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	unsigned int pos;
+
+	if (n == 1)
+		pos = imm ? OP_ONLY_IMM : OP_ONLY;
+	else if (i == 0)
+		pos = OP_FIRST;
+	else if (i + 1 < n)
+		pos = OP_MIDDLE;
+	else
+		pos = imm ? OP_LAST_IMM : OP_LAST;
+	return (uint8_t)(qpt_bits(qp) | ((write ? 6 : 0) + pos));
+}
+
+static uint32_t mtu_of(const struct uroce_qp *qp)
+{
+	return qp->core.qp.qp_type == IBV_QPT_UD ? qp->ud_mtu :
+						   128u << qp->attr.path_mtu;
+}
+
+static uint32_t npkts_of(const struct uroce_qp *qp, uint32_t len)
+{
+	uint32_t mtu = mtu_of(qp);
+
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+struct ud_dest {
+	const struct sockaddr_in *dst;
+	uint32_t qpn, qkey;
+};
+
+/* Send packet i of w's message: 0 or a positive errno. */
+static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
+		       uint32_t i, const struct ud_dest *ud)
+{
+	uint8_t buf[UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + 8];
+	uint32_t mtu = mtu_of(qp), n = npkts_of(qp, w->len);
+	uint32_t off = i * mtu;
+	uint32_t plen = w->len - off < mtu ? w->len - off : mtu;
+	struct uroce_pkt pkt = { 0 };
+	int len;
+
+	pkt.bth.opcode = opcode_of(qp, w, i, n);
+	pkt.bth.se = w->solicited && i + 1 == n;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = ud ? ud->qpn : qp->attr.dest_qp_num;
+	pkt.bth.psn = uroce_psn_add(w->first_psn, i);
+	pkt.bth.ack_req = qp->core.qp.qp_type == IBV_QPT_RC &&
+			  (i + 1 == n || i % UROCE_PKTS_PER_ACK == UROCE_PKTS_PER_ACK - 1);
+	pkt.reth.va = w->remote_va;
+	pkt.reth.rkey = w->rkey;
+	pkt.reth.len = w->len;
+	pkt.imm = be32toh(w->imm);
+	if (ud) {
+		pkt.deth.qkey = ud->qkey;
+		pkt.deth.src_qpn = qp->core.qp.qp_num;
+	}
+	len = uroce_build(buf, sizeof(buf), &pkt, w->data + off, plen);
+	if (len < 0)
+		return -len;
+	return uroce_net_send(qp->ctx, ud ? ud->dst : &qp->peer, buf, (size_t)len);
+}
+
+/* Send w's packets from number `from` on (RC, UC; the QP's lock held). */
+static int send_from(struct uroce_qp *qp, const struct uroce_swqe *w,
+		     uint32_t from)
+{
+	uint32_t n = npkts_of(qp, w->len);
+
+	for (uint32_t i = from; i < n; i++) {
+		int ret = send_packet(qp, w, i, NULL);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- timers ---------------------------------------------------------------------- */
+
+/* IBTA's RNR NAK timer field (table 45, the one rxe's rnrnak_usec
+ * holds), in microseconds */
+static const uint32_t rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The Local ACK Timeout: 4.096 us * 2^timeout, 0 meaning none (IBTA
+ * 9.7.6.1.3); at least the progress thread's tick, which checks it */
+static uint64_t rto_ns(const struct uroce_qp *qp)
+{
+	uint64_t t = 4096ull << qp->attr.timeout;
+
+	if (!qp->attr.timeout)
+		return 0;
+	return t < UROCE_TIMER_TICK_NS ? UROCE_TIMER_TICK_NS : t;
+}
+
+/* The retransmit timer from now while WQEs await their ACK (the QP's
+ * lock held) */
+static void arm(struct uroce_qp *qp)
+{
+	uint64_t rto = rto_ns(qp);
+
+	qp->rnr_wait = false;
+	if (qp->core.qp.qp_type != IBV_QPT_RC || qp->sq_head == qp->sq_tail ||
+	    !rto || qp->attr.qp_state != IBV_QPS_RTS)
+		qp->timer_ns = 0;
+	else
+		qp->timer_ns = now_ns() + rto;
+}
+
+/* ---- post_send ------------------------------------------------------------------- */
+
+static bool opcode_ok(const struct uroce_qp *qp, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return qp->core.qp.qp_type != IBV_QPT_UD;
+	case IBV_WR_RDMA_READ:
+		return qp->core.qp.qp_type == IBV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		    uint64_t *len)
+{
+	*len = 0;
+	if (!opcode_ok(qp, wr->opcode)) {
+		sv_err("uroce: QP %#x: send opcode %d is not supported on this QP (yet)",
+		       qp->core.qp.qp_num, wr->opcode);
+		return EINVAL;
+	}
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge) {
+		sv_err("uroce: QP %#x: num_sge %d above max_send_sge %u",
+		       qp->core.qp.qp_num, wr->num_sge, qp->cap.max_send_sge);
+		return EINVAL;
+	}
+	for (int i = 0; i < wr->num_sge; i++)
+		*len += wr->sg_list[i].length;
+	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode == IBV_WR_RDMA_READ) {
+		sv_err("uroce: QP %#x: a READ cannot be inline", qp->core.qp.qp_num);
+		return EINVAL;
+	}
+	if ((wr->send_flags & IBV_SEND_INLINE) && *len > qp->cap.max_inline_data) {
+		sv_err("uroce: QP %#x: %llu bytes inline, above max_inline_data %u",
+		       qp->core.qp.qp_num, (unsigned long long)*len,
+		       qp->cap.max_inline_data);
+		return EINVAL;
+	}
+	if (*len > (qp->core.qp.qp_type == IBV_QPT_UD ? qp->ud_mtu : UROCE_MAX_MSG)) {
+		sv_err("uroce: QP %#x: a message of %llu bytes is too long",
+		       qp->core.qp.qp_num, (unsigned long long)*len);
+		return EINVAL;
+	}
+	if (qp->sq_tail - qp->sq_head == qp->sq_slots) {
+		sv_err("uroce: QP %#x: send queue full (%u WRs)",
+		       qp->core.qp.qp_num, qp->sq_slots);
+		return ENOMEM;
+	}
+	return 0;
+}
+
+/* Copy the message into w->data: false on a local protection error
+ * (an SGE outside the MRs of the QP's PD). */
+static bool gather(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		   struct uroce_swqe *w)
+{
+	uint32_t off = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		const struct ibv_sge *sge = &wr->sg_list[i];
+		enum uroce_mr_fault fault;
+		struct uroce_mr *mr;
+
+		if (wr->send_flags & IBV_SEND_INLINE) {
+			memcpy(w->data + off, (void *)(uintptr_t)sge->addr, sge->length);
+		} else if (sge->length) {
+			mr = uroce_mr_check(qp->core.qp.pd, sge->lkey, sge->addr,
+					    sge->length, 0, &fault);
+			if (!mr)
+				return false;
+			memcpy(w->data + off, uroce_mr_ptr(mr, sge->addr), sge->length);
+			uroce_mr_put(mr);
+		}
+		off += sge->length;
+	}
+	return true;
+}
+
+static void fill_wqe(struct uroce_swqe *w, const struct ibv_send_wr *wr,
+		     uint32_t len)
+{
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->signaled = wr->send_flags & IBV_SEND_SIGNALED;
+	w->solicited = wr->send_flags & IBV_SEND_SOLICITED;
+	w->imm = wr->imm_data;
+	w->remote_va = wr->wr.rdma.remote_addr;
+	w->rkey = wr->wr.rdma.rkey;
+	w->len = len;
+}
+
+static int send_ud(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		   const struct uroce_swqe *w)
+{
+	struct uroce_ah *ah = to_uroce_ah(wr->wr.ud.ah);
+	/* a Q_Key with the top bit set means the QP's (IBTA 10.2.5) */
+	struct ud_dest ud = {
+		.dst = &ah->dst,
+		.qpn = wr->wr.ud.remote_qpn,
+		.qkey = (int32_t)wr->wr.ud.remote_qkey < 0 ? qp->attr.qkey :
+							     wr->wr.ud.remote_qkey,
+	};
+
+	return send_packet(qp, w, 0, &ud);
+}
+
+/* A READ request: one packet, the RETH naming the whole range; the WQE
+ * keeps its SGEs for the responses, which take ceil(len / MTU) PSNs. */
+static void send_read_request(struct uroce_qp *qp, const struct uroce_swqe *w)
+{
+	uint8_t buf[UROCE_MAX_HDR_BYTES + 8];
+	struct uroce_pkt pkt = { 0 };
+	/* what the responses so far brought is not asked again */
+	uint32_t done = (uint32_t)uroce_psn_diff(w->read_psn, w->first_psn) *
+			mtu_of(qp);
+	int out;
+
+	pkt.bth.opcode = UROCE_OP_RC_RDMA_READ_REQUEST;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+	pkt.bth.psn = w->read_psn;
+	pkt.bth.ack_req = true;
+	pkt.reth.va = w->remote_va + done;
+	pkt.reth.rkey = w->rkey;
+	pkt.reth.len = w->len - done;
+	out = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
+	if (out > 0)
+		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
+}
+
+static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		     struct uroce_swqe *w, uint32_t len)
+{
+	size_t sz = sizeof(struct ibv_sge) * (size_t)wr->num_sge;
+
+	w->data = malloc(sz ? sz : 1);
+	if (!w->data)
+		return ENOMEM;
+	memcpy(w->data, wr->sg_list, sz);
+	fill_wqe(w, wr, len);
+	w->num_sge = (uint32_t)wr->num_sge;
+	qp->sq_tail++;
+	if (qp->attr.qp_state == IBV_QPS_ERR) {
+		uroce_qp_to_error(qp); /* flushes it */
+		return 0;
+	}
+	w->first_psn = w->read_psn = qp->sq_psn;
+	qp->sq_psn = uroce_psn_add(qp->sq_psn, npkts_of(qp, len));
+	w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK); /* - 1 */
+	send_read_request(qp, w);
+	return 0;
+}
+
+/* Post one WR (the QP's lock held): 0 or a positive errno. */
+static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct uroce_swqe *w;
+	uint64_t len;
+	int ret;
+
+	if (qp->attr.qp_state != IBV_QPS_RTS && qp->attr.qp_state != IBV_QPS_ERR) {
+		sv_err("uroce: QP %#x: post_send in state %d (needs RTS)",
+		       qp->core.qp.qp_num, qp->attr.qp_state);
+		return EINVAL;
+	}
+	ret = check_wr(qp, wr, &len);
+	if (ret)
+		return ret;
+	if (!wr->wr.ud.ah && qp->core.qp.qp_type == IBV_QPT_UD)
+		return EINVAL;
+	w = &qp->sq[qp->sq_tail % qp->sq_slots];
+	memset(w, 0, sizeof(*w));
+	if (wr->opcode == IBV_WR_RDMA_READ)
+		return post_read(qp, wr, w, (uint32_t)len);
+	w->data = len ? malloc(len) : NULL;
+	if (len && !w->data)
+		return ENOMEM;
+	fill_wqe(w, wr, (uint32_t)len);
+	qp->sq_tail++;
+	if (qp->attr.qp_state == IBV_QPS_ERR) {
+		uroce_qp_to_error(qp); /* flushes it */
+		return 0;
+	}
+	if (!gather(qp, wr, w)) {
+		uroce_complete_send(qp, w, IBV_WC_LOC_PROT_ERR);
+		free(w->data);
+		w->data = NULL;
+		qp->sq_head++;
+		uroce_qp_to_error(qp);
+		return 0;
+	}
+	w->first_psn = qp->sq_psn;
+	qp->sq_psn = uroce_psn_add(qp->sq_psn, npkts_of(qp, w->len));
+	w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK); /* - 1 */
+	ret = qp->core.qp.qp_type == IBV_QPT_UD ? send_ud(qp, wr, w) :
+						  send_from(qp, w, 0);
+	/* a lost packet is the retransmit timer's (RC); UD and UC lose it */
+	(void)ret;
+	if (qp->core.qp.qp_type != IBV_QPT_RC) {
+		uroce_complete_send(qp, w, IBV_WC_SUCCESS);
+		free(w->data);
+		w->data = NULL;
+		qp->sq_head++;
+	}
+	return 0;
+}
+
+int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct uroce_qp *qp = to_uroce_qp(ibqp);
+	int ret = 0;
+
+	pthread_mutex_lock(&qp->lock);
+	for (; wr; wr = wr->next) {
+		ret = post_one(qp, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (!qp->timer_ns)
+		arm(qp);
+	pthread_mutex_unlock(&qp->lock);
+	return ret;
+}
+
+/* ---- ACKs and NAKs (the progress thread) ------------------------------------------------- */
+
+static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+
+/* Complete the WQEs whose last PSN precedes psn (before: true) or is at
+ * most psn. */
+static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
+{
+	uint32_t head = qp->sq_head;
+
+	while (qp->sq_head != qp->sq_tail) {
+		struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
+		int32_t d = uroce_psn_diff(w->last_psn, psn);
+
+		if (before ? d >= 0 : d > 0)
+			break;
+		/* a READ completes with its last response, whatever a
+		 * later ACK says (its lost responses: the retry's) */
+		if (w->opcode == IBV_WR_RDMA_READ &&
+		    w->read_psn != uroce_psn_add(w->last_psn, 1))
+			break;
+		uroce_complete_send(qp, w, IBV_WC_SUCCESS);
+		free(w->data);
+		w->data = NULL;
+		qp->sq_head++;
+	}
+	/* progress: the retries count again, the timer from now */
+	if (qp->sq_head != head) {
+		qp->retry_left = qp->attr.retry_cnt;
+		qp->rnr_left = qp->attr.rnr_retry;
+		arm(qp);
+	}
+}
+
+/* Go-back-N: send again every packet from psn on. */
+static void resend_from(struct uroce_qp *qp, uint32_t psn)
+{
+	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
+		struct uroce_swqe *w = &qp->sq[i % qp->sq_slots];
+		int32_t d = uroce_psn_diff(psn, w->first_psn);
+
+		/* a READ is asked again from where its responses stopped */
+		if (w->opcode == IBV_WR_RDMA_READ) {
+			send_read_request(qp, w);
+			continue;
+		}
+		if (send_from(qp, w, d > 0 ? (uint32_t)d : 0))
+			return;
+	}
+}
+
+static enum ibv_wc_status nak_status(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case UROCE_AETH_NAK_INVALID_REQ:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case UROCE_AETH_NAK_REM_ACC_ERR:
+		return IBV_WC_REM_ACCESS_ERR;
+	default:
+		return IBV_WC_REM_OP_ERR;
+	}
+}
+
+/* A READ response: its payload into the head WQE's buffers, in PSN
+ * order (another PSN is dropped); the last one completes it. It also
+ * acknowledges every WQE before the READ. */
+static void read_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	struct uroce_swqe *w;
+	enum ibv_wc_status st;
+	uint32_t off;
+
+	complete_acked(qp, pkt->bth.psn, true);
+	if (qp->sq_head == qp->sq_tail)
+		return;
+	w = &qp->sq[qp->sq_head % qp->sq_slots];
+	if (w->opcode != IBV_WR_RDMA_READ || pkt->bth.psn != w->read_psn)
+		return;
+	off = (uint32_t)uroce_psn_diff(pkt->bth.psn, w->first_psn) * mtu_of(qp);
+	st = uroce_scatter(qp, (const struct ibv_sge *)w->data, w->num_sge, off,
+			   pkt->payload, pkt->payload_len);
+	if (st == IBV_WC_SUCCESS && (pkt->flags & UROCE_OPF_LAST) &&
+	    pkt->bth.psn != w->last_psn)
+		st = IBV_WC_BAD_RESP_ERR;
+	if (st != IBV_WC_SUCCESS) {
+		uroce_complete_send(qp, w, st);
+		free(w->data);
+		w->data = NULL;
+		qp->sq_head++;
+		uroce_qp_to_error(qp);
+		return;
+	}
+	w->read_psn = uroce_psn_add(w->read_psn, 1);
+	if (pkt->flags & UROCE_OPF_LAST)
+		complete_acked(qp, pkt->bth.psn, false);
+}
+
+void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	uint8_t syn = pkt->aeth.syndrome;
+
+	if (qp->attr.qp_state != IBV_QPS_RTS)
+		return;
+	if (pkt->flags & UROCE_OPF_PAYLOAD) {
+		read_response(qp, pkt);
+		return;
+	}
+	if (!(pkt->hdrs & UROCE_HDR_AETH))
+		return;
+	switch (syn & UROCE_AETH_TYPE_MASK) {
+	case UROCE_AETH_ACK:
+		complete_acked(qp, pkt->bth.psn, false);
+		return;
+	case UROCE_AETH_NAK:
+		complete_acked(qp, pkt->bth.psn, true);
+		if (syn == UROCE_AETH_NAK_PSN_SEQ_ERROR) {
+			resend_from(qp, pkt->bth.psn);
+			return;
+		}
+		if (qp->sq_head != qp->sq_tail) {
+			struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
+
+			uroce_complete_send(qp, w, nak_status(syn));
+			free(w->data);
+			w->data = NULL;
+			qp->sq_head++;
+		}
+		uroce_qp_to_error(qp);
+		return;
+	default:
+		rnr_nak(qp, pkt);
+		return;
+	}
+}
+
+/* Complete the head WQE with st and move the QP to the error state. */
+static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st)
+{
+	struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
+
+	uroce_complete_send(qp, w, st);
+	free(w->data);
+	w->data = NULL;
+	qp->sq_head++;
+	uroce_qp_to_error(qp);
+}
+
+/* No receive WQE at the peer: send again from the NAK's PSN after the
+ * time it asks for, rnr_retry times (7: for ever). */
+static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	complete_acked(qp, pkt->bth.psn, true);
+	if (qp->sq_head == qp->sq_tail)
+		return;
+	if (qp->attr.rnr_retry != 7 && qp->rnr_left-- == 0) {
+		fail_head(qp, IBV_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	qp->rnr_wait = true;
+	qp->rnr_psn = pkt->bth.psn;
+	qp->timer_ns = now_ns() + 1000ull * rnr_usec[pkt->aeth.syndrome & 0x1f];
+}
+
+void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
+{
+	struct uroce_swqe *w;
+
+	if (!qp->timer_ns || now < qp->timer_ns || qp->sq_head == qp->sq_tail)
+		return;
+	if (qp->rnr_wait) {
+		resend_from(qp, qp->rnr_psn);
+		arm(qp);
+		return;
+	}
+	if (qp->attr.retry_cnt != 7 && qp->retry_left-- == 0) {
+		fail_head(qp, IBV_WC_RETRY_EXC_ERR);
+		return;
+	}
+	w = &qp->sq[qp->sq_head % qp->sq_slots];
+	resend_from(qp, w->opcode == IBV_WR_RDMA_READ ? w->read_psn : w->first_psn);
+	arm(qp);
+}
+
+void uroce_req_timers(struct uroce_context *ctx)
+{
+	uint64_t now = now_ns();
+
+	for (struct uroce_qp *qp = ctx->rc_qps; qp; qp = qp->rc_next) {
+		pthread_mutex_lock(&qp->lock);
+		uroce_req_timer(qp, now);
+		pthread_mutex_unlock(&qp->lock);
+	}
+}

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* uroce's responder: ibv_post_recv, and what the progress thread does
+ * with a request packet for one of the context's QPs (rxe_resp.c's
+ * checks, in the order rxe makes them).
+ *
+ * - The QP is in RTR or RTS; an RC or UC request comes from the address
+ *   of the QP's AV; a UD one carries the QP's Q_Key. Otherwise dropped.
+ * - RC PSNs: the expected one is executed; a later one gets one
+ *   PSN-sequence NAK (with the expected PSN), then silence until the
+ *   expected one comes; an earlier one (a duplicate SEND or WRITE) is
+ *   ACKed again, not executed. UC: a gap drops the rest of the message.
+ * - SEND places the payload into the head receive WQE, through its
+ *   SGEs (each checked as a local write of an MR of the QP's PD), and
+ *   completes it with the last packet. No WQE: an RNR NAK (RC); UD and
+ *   UC drop. UD puts rxe's 40-byte GRH first: 20 zero bytes and the
+ *   IPv4 header (rebuilt: a UDP socket does not see the sender's; TTL
+ *   64, ID 0, DF).
+ * - RDMA WRITE needs IBV_ACCESS_REMOTE_WRITE on the QP, then an MR of
+ *   the QP's PD that grants it for [va, va + len) (uroce_mr_check);
+ *   each packet is checked again for its own bytes, and none writes
+ *   past the RETH's length. WITH IMMEDIATE also completes a receive WQE.
+ * - FIRST and MIDDLE packets carry exactly the path MTU; a packet out of
+ *   the message's order is an invalid request.
+ * - RC: an ACK (AETH syndrome 0x1f, the MSN) when AckReq is set; a NAK
+ *   (invalid request, remote access error, remote operational error)
+ *   when the request fails, and the QP goes to the error state.
+ *
+ * - RDMA READ needs IBV_ACCESS_REMOTE_READ on the QP and an MR granting
+ *   it over the RETH's range; the responses (FIRST/MIDDLE/LAST or ONLY,
+ *   path-MTU payloads, AETH on the first and last) take the PSNs from
+ *   the request's on.
+ *
+ * - A duplicate READ is answered again from its own RETH (rxe replays
+ *   from a saved resource that must cover it; uroce reads again).
+ *
+ * To do: atomics with their saved results, SRQs, SEND with
+ * invalidate. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "uroce.h"
+
+#define UROCE_GRH_BYTES 40
+#define UROCE_RNR_NAK_SYNDROME(timer) (UROCE_AETH_RNR_NAK | ((timer) & 0x1f))
+
+/* What executing a request gave: an AETH syndrome to answer with, or
+ * one of these. */
+enum {
+	RESP_OK = UROCE_AETH_ACK_UNLIMITED,
+	RESP_DROP = 0x100,    /* silently (UD, UC) */
+};
+
+/* ---- post_recv ------------------------------------------------------------------ */
+
+static int post_one(struct uroce_qp *qp, const struct ibv_recv_wr *wr)
+{
+	struct uroce_rwqe *w;
+
+	if (qp->attr.qp_state == IBV_QPS_RESET) {
+		sv_err("uroce: QP %#x: post_recv in RESET", qp->core.qp.qp_num);
+		return EINVAL;
+	}
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
+		sv_err("uroce: QP %#x: num_sge %d above max_recv_sge %u",
+		       qp->core.qp.qp_num, wr->num_sge, qp->cap.max_recv_sge);
+		return EINVAL;
+	}
+	if (qp->rq_tail - qp->rq_head == qp->rq_slots) {
+		sv_err("uroce: QP %#x: receive queue full (%u WRs)",
+		       qp->core.qp.qp_num, qp->rq_slots);
+		return ENOMEM;
+	}
+	w = &qp->rq[qp->rq_tail % qp->rq_slots];
+	w->wr_id = wr->wr_id;
+	w->num_sge = (uint32_t)wr->num_sge;
+	memcpy(w->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
+	qp->rq_tail++;
+	if (qp->attr.qp_state == IBV_QPS_ERR)
+		uroce_qp_to_error(qp); /* flushes it */
+	return 0;
+}
+
+int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct uroce_qp *qp = to_uroce_qp(ibqp);
+	int ret = 0;
+
+	pthread_mutex_lock(&qp->lock);
+	for (; wr; wr = wr->next) {
+		ret = post_one(qp, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&qp->lock);
+	return ret;
+}
+
+/* ---- placing data ------------------------------------------------------------------ */
+
+enum ibv_wc_status uroce_scatter(struct uroce_qp *qp, const struct ibv_sge *sges,
+				 uint32_t num_sge, uint32_t off,
+				 const uint8_t *data, uint32_t len)
+{
+	for (uint32_t i = 0; i < num_sge && len; i++) {
+		const struct ibv_sge *sge = &sges[i];
+		enum uroce_mr_fault fault;
+		struct uroce_mr *mr;
+		uint32_t n;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = sge->length - off < len ? sge->length - off : len;
+		mr = uroce_mr_check(qp->core.qp.pd, sge->lkey, sge->addr + off,
+				    n, IBV_ACCESS_LOCAL_WRITE, &fault);
+		if (!mr)
+			return IBV_WC_LOC_PROT_ERR;
+		memcpy(uroce_mr_ptr(mr, sge->addr + off), data, n);
+		uroce_mr_put(mr);
+		data += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS;
+}
+
+static enum ibv_wc_status scatter(struct uroce_qp *qp,
+				  const struct uroce_rwqe *w, uint32_t off,
+				  const uint8_t *data, uint32_t len)
+{
+	return uroce_scatter(qp, w->sge, w->num_sge, off, data, len);
+}
+
+static void complete_recv(struct uroce_qp *qp, struct ibv_wc *wc,
+			  const struct uroce_pkt *pkt)
+{
+	wc->qp_num = qp->core.qp.qp_num;
+	wc->wr_id = qp->rq[qp->rq_head % qp->rq_slots].wr_id;
+	if (pkt && (pkt->hdrs & UROCE_HDR_IMMDT)) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = htobe32(pkt->imm);
+	}
+	qp->rq_head++;
+	qp->resp.have_wqe = false;
+	if (uroce_cq_push(to_uroce_cq(qp->core.qp.recv_cq), wc,
+			  pkt && pkt->bth.se))
+		uroce_qp_to_error(qp);
+}
+
+static void complete_recv_error(struct uroce_qp *qp, enum ibv_wc_status st)
+{
+	struct ibv_wc wc = { .status = st, .opcode = IBV_WC_RECV };
+
+	complete_recv(qp, &wc, NULL);
+}
+
+/* ---- sending answers -------------------------------------------------------------------- */
+
+static void send_aeth(struct uroce_qp *qp, uint8_t syndrome, uint32_t psn)
+{
+	uint8_t buf[UROCE_BTH_BYTES + UROCE_AETH_BYTES + UROCE_ICRC_BYTES];
+	struct uroce_pkt pkt = { 0 };
+	int len;
+
+	pkt.bth.opcode = UROCE_OP_RC_ACKNOWLEDGE;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+	pkt.bth.psn = psn;
+	pkt.aeth.syndrome = syndrome;
+	pkt.aeth.msn = qp->msn & 0xffffff;
+	len = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
+	if (len > 0)
+		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)len);
+}
+
+/* ---- UD ------------------------------------------------------------------------------------ */
+
+static uint16_t ip_csum(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void grh_of(uint8_t *grh, const struct uroce_pkt *pkt,
+		   const struct sockaddr_in *src, in_addr_t dst)
+{
+	uint8_t *ip = grh + 20;
+	uint16_t tot = UROCE_IP4_BYTES + UROCE_UDP_BYTES + pkt->pkt_len;
+	uint16_t sum;
+
+	memset(grh, 0, UROCE_GRH_BYTES);
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)(tot >> 8);
+	ip[3] = (uint8_t)tot;
+	ip[6] = 0x40; /* DF */
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, &src->sin_addr, 4);
+	memcpy(ip + 16, &dst, 4);
+	sum = ip_csum(ip, UROCE_IP4_BYTES);
+	ip[10] = (uint8_t)(sum >> 8);
+	ip[11] = (uint8_t)sum;
+}
+
+static void ud_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
+		       const struct sockaddr_in *src)
+{
+	uint8_t grh[UROCE_GRH_BYTES];
+	struct ibv_wc wc = { .opcode = IBV_WC_RECV, .wc_flags = IBV_WC_GRH };
+	const struct uroce_rwqe *w;
+
+	if (pkt->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail)
+		return;
+	w = &qp->rq[qp->rq_head % qp->rq_slots];
+	grh_of(grh, pkt, src, uroce_net_addr(qp->ctx));
+	wc.status = scatter(qp, w, 0, grh, sizeof(grh));
+	if (wc.status == IBV_WC_SUCCESS)
+		wc.status = scatter(qp, w, sizeof(grh), pkt->payload,
+				    pkt->payload_len);
+	wc.byte_len = UROCE_GRH_BYTES + pkt->payload_len;
+	wc.src_qp = pkt->deth.src_qpn;
+	complete_recv(qp, &wc, pkt);
+}
+
+/* ---- RC and UC: executing one packet -------------------------------------------------------- */
+
+static bool starts(const struct uroce_pkt *pkt)
+{
+	return pkt->flags & UROCE_OPF_FIRST;
+}
+
+static bool ends(const struct uroce_pkt *pkt)
+{
+	return pkt->flags & UROCE_OPF_LAST;
+}
+
+/* The packet's place in the message: an invalid request when a message
+ * starts inside another, continues none or changes kind, or when a
+ * FIRST or MIDDLE packet is not exactly the path MTU. */
+static bool in_order(const struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	bool write = pkt->flags & UROCE_OPF_WRITE;
+
+	if (starts(pkt) == qp->resp.active)
+		return false;
+	if (!starts(pkt) && qp->resp.write != write)
+		return false;
+	if (!ends(pkt) && pkt->payload_len != 128u << qp->attr.path_mtu)
+		return false;
+	return true;
+}
+
+/* Take the head receive WQE for a message (the one in use, if any). */
+static bool take_wqe(struct uroce_qp *qp)
+{
+	if (qp->resp.have_wqe)
+		return true;
+	if (qp->rq_head == qp->rq_tail)
+		return false;
+	qp->resp.have_wqe = true;
+	qp->resp.offset = 0;
+	return true;
+}
+
+static int exec_send(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	const struct uroce_rwqe *w;
+	enum ibv_wc_status st;
+
+	if (!take_wqe(qp))
+		return UROCE_RNR_NAK_SYNDROME(qp->attr.min_rnr_timer);
+	w = &qp->rq[qp->rq_head % qp->rq_slots];
+	st = scatter(qp, w, qp->resp.offset, pkt->payload, pkt->payload_len);
+	if (st != IBV_WC_SUCCESS) {
+		complete_recv_error(qp, st);
+		return st == IBV_WC_LOC_LEN_ERR ? UROCE_AETH_NAK_INVALID_REQ :
+						  UROCE_AETH_NAK_REM_OP_ERR;
+	}
+	qp->resp.offset += pkt->payload_len;
+	if (ends(pkt)) {
+		struct ibv_wc wc = { .opcode = IBV_WC_RECV,
+				     .byte_len = qp->resp.offset,
+				     .src_qp = qp->attr.dest_qp_num };
+
+		complete_recv(qp, &wc, pkt);
+	}
+	return RESP_OK;
+}
+
+/* The RETH of a WRITE's first packet: the MR grants the whole range. */
+static int write_begin(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+
+	qp->resp.va = pkt->reth.va;
+	qp->resp.rkey = pkt->reth.rkey;
+	qp->resp.resid = pkt->reth.len;
+	qp->resp.length = pkt->reth.len;
+	if (!pkt->reth.len)
+		return RESP_OK; /* C9-88: no lookup for zero bytes */
+	mr = uroce_mr_check(qp->core.qp.pd, pkt->reth.rkey, pkt->reth.va,
+			    pkt->reth.len, IBV_ACCESS_REMOTE_WRITE, &fault);
+	if (!mr)
+		return UROCE_AETH_NAK_REM_ACC_ERR;
+	uroce_mr_put(mr);
+	return RESP_OK;
+}
+
+static int exec_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+	int ret;
+
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	/* WITH IMMEDIATE needs a receive WQE before anything is written */
+	if ((pkt->flags & UROCE_OPF_RWR) && !take_wqe(qp))
+		return UROCE_RNR_NAK_SYNDROME(qp->attr.min_rnr_timer);
+	if (starts(pkt)) {
+		ret = write_begin(qp, pkt);
+		if (ret != RESP_OK)
+			return ret;
+	}
+	if (pkt->payload_len > qp->resp.resid ||
+	    (ends(pkt) && pkt->payload_len != qp->resp.resid))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->payload_len) {
+		mr = uroce_mr_check(qp->core.qp.pd, qp->resp.rkey, qp->resp.va,
+				    pkt->payload_len, IBV_ACCESS_REMOTE_WRITE, &fault);
+		if (!mr)
+			return UROCE_AETH_NAK_REM_ACC_ERR;
+		memcpy(uroce_mr_ptr(mr, qp->resp.va), pkt->payload, pkt->payload_len);
+		uroce_mr_put(mr);
+	}
+	qp->resp.va += pkt->payload_len;
+	qp->resp.resid -= pkt->payload_len;
+	if (ends(pkt) && (pkt->flags & UROCE_OPF_COMP)) {
+		struct ibv_wc wc = { .opcode = IBV_WC_RECV_RDMA_WITH_IMM,
+				     .byte_len = qp->resp.length,
+				     .src_qp = qp->attr.dest_qp_num };
+
+		complete_recv(qp, &wc, pkt);
+	}
+	return RESP_OK;
+}
+
+static uint32_t read_npkts(const struct uroce_qp *qp, uint32_t len)
+{
+	uint32_t mtu = 128u << qp->attr.path_mtu;
+
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+/* The responses to a READ request: ceil(len / MTU) packets (at least
+ * one) from the request's PSN, AETH on the first and the last. */
+static void send_read_responses(struct uroce_qp *qp, const struct uroce_pkt *req,
+				const uint8_t *src)
+{
+	uint8_t buf[UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + 8];
+	uint32_t mtu = 128u << qp->attr.path_mtu, len = req->reth.len;
+	uint32_t n = read_npkts(qp, len);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct uroce_pkt pkt = { 0 };
+		uint32_t plen = len - i * mtu < mtu ? len - i * mtu : mtu;
+		int out;
+
+		pkt.bth.opcode = n == 1 ? UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY :
+				 i == 0 ? UROCE_OP_RC_RDMA_READ_RESPONSE_FIRST :
+				 i + 1 < n ? UROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE :
+					     UROCE_OP_RC_RDMA_READ_RESPONSE_LAST;
+		pkt.bth.pkey = UROCE_DEF_PKEY;
+		pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+		pkt.bth.psn = uroce_psn_add(req->bth.psn, i);
+		pkt.aeth.syndrome = UROCE_AETH_ACK_UNLIMITED;
+		/* the READ itself counted (C9-148: at execution) */
+		pkt.aeth.msn = (qp->msn + 1) & 0xffffff;
+		out = uroce_build(buf, sizeof(buf), &pkt, src ? src + (size_t)i * mtu : NULL,
+				  src ? plen : 0);
+		if (out > 0)
+			uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
+	}
+}
+
+/* Check and answer a READ request: RESP_OK or the NAK's syndrome. */
+static int answer_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr = NULL;
+
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len > 0x80000000u)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len) {
+		mr = uroce_mr_check(qp->core.qp.pd, pkt->reth.rkey, pkt->reth.va,
+				    pkt->reth.len, IBV_ACCESS_REMOTE_READ, &fault);
+		if (!mr)
+			return UROCE_AETH_NAK_REM_ACC_ERR;
+	}
+	send_read_responses(qp, pkt, mr ? uroce_mr_ptr(mr, pkt->reth.va) : NULL);
+	if (mr)
+		uroce_mr_put(mr);
+	return RESP_OK;
+}
+
+static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	int ret = answer_read(qp, pkt);
+
+	/* the request took one PSN; its responses n */
+	if (ret == RESP_OK)
+		qp->rq_psn = uroce_psn_add(qp->rq_psn,
+					   read_npkts(qp, pkt->reth.len) - 1);
+	return ret;
+}
+
+/* Execute a packet in sequence: RESP_OK or the syndrome to answer. */
+static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	int ret;
+
+	if (!in_order(qp, pkt))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->flags & UROCE_OPF_SEND)
+		ret = exec_send(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_WRITE)
+		ret = exec_write(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_READ)
+		ret = exec_read(qp, pkt);
+	else
+		ret = UROCE_AETH_NAK_INVALID_REQ; /* atomics: to do */
+	if (ret != RESP_OK)
+		return ret;
+	qp->resp.active = !ends(pkt);
+	qp->resp.write = pkt->flags & UROCE_OPF_WRITE;
+	if (ends(pkt))
+		qp->msn++;
+	return RESP_OK;
+}
+
+static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	int32_t d = uroce_psn_diff(pkt->bth.psn, qp->rq_psn);
+	int ret;
+
+	if (d > 0) {
+		if (!qp->nak_sent)
+			send_aeth(qp, UROCE_AETH_NAK_PSN_SEQ_ERROR, qp->rq_psn);
+		qp->nak_sent = true;
+		return;
+	}
+	if (d < 0) {
+		/* a duplicate: a READ is answered again (the requester asks
+		 * again for what it lacks; uroce keeps no resources, so the
+		 * data is read again); anything else: ACK what we have */
+		if (pkt->flags & UROCE_OPF_READ)
+			answer_read(qp, pkt);
+		else
+			send_aeth(qp, UROCE_AETH_ACK_UNLIMITED,
+				  uroce_psn_add(qp->rq_psn, UROCE_PSN_MASK));
+		return;
+	}
+	qp->nak_sent = false;
+	ret = execute(qp, pkt);
+	if ((ret & UROCE_AETH_TYPE_MASK) == UROCE_AETH_RNR_NAK) {
+		send_aeth(qp, (uint8_t)ret, pkt->bth.psn);
+		return;
+	}
+	if (ret != RESP_OK) {
+		sv_dbg("uroce: QP %#x: NAK %#x for opcode %#x at PSN %#x",
+		       qp->core.qp.qp_num, ret, pkt->bth.opcode, pkt->bth.psn);
+		send_aeth(qp, (uint8_t)ret, pkt->bth.psn);
+		uroce_qp_to_error(qp);
+		return;
+	}
+	qp->rq_psn = uroce_psn_add(qp->rq_psn, 1);
+	/* a READ's responses are its acknowledgement */
+	if (pkt->bth.ack_req && !(pkt->flags & UROCE_OPF_READ))
+		send_aeth(qp, UROCE_AETH_ACK_UNLIMITED, pkt->bth.psn);
+}
+
+static void uc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	if (pkt->bth.psn != qp->rq_psn) {
+		/* a gap: the message in progress is lost; a new one may
+		 * start here */
+		qp->resp.active = false;
+		qp->resp.offset = 0;
+		if (!starts(pkt))
+			return;
+		qp->rq_psn = pkt->bth.psn;
+	}
+	qp->rq_psn = uroce_psn_add(qp->rq_psn, 1);
+	if (execute(qp, pkt) != RESP_OK) {
+		qp->resp.active = false;
+		qp->resp.offset = 0;
+	}
+}
+
+void uroce_resp_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
+			const struct sockaddr_in *src)
+{
+	enum ibv_qp_type type = qp->core.qp.qp_type;
+
+	if (qp->attr.qp_state != IBV_QPS_RTR && qp->attr.qp_state != IBV_QPS_RTS)
+		return;
+	if (type == IBV_QPT_UD) {
+		ud_request(qp, pkt, src);
+		return;
+	}
+	if (src->sin_addr.s_addr != qp->peer.sin_addr.s_addr)
+		return;
+	if (type == IBV_QPT_RC)
+		rc_request(qp, pkt);
+	else
+		uc_request(qp, pkt);
+}

@@ -1,0 +1,1140 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* uroce's QPs on the host, over lo (SOFTVERBS_UROCE=lo; no VM, no root):
+ * the state machine and its refusals (nothing half-applied), UD
+ * send/receive with the GRH in front, RC SEND and RDMA WRITE checked
+ * byte for byte, a WRITE outside the peer's MR, and the SO_REUSEPORT
+ * demultiplexer: two contexts and two processes each get their own
+ * QPs' packets. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <net/if.h>
+#include <signal.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "../check_main.h"
+#include "uroce.h"
+
+#define TIMEOUT_MS 3000
+
+struct end {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+static struct ibv_device **dev_list;
+
+/* uroce0 over lo, or NULL when this host has no lo (the test skips) */
+static struct ibv_device *uroce0(void)
+{
+	if (!if_nametoindex("lo"))
+		return NULL;
+	setenv("SOFTVERBS_UROCE", "lo", 1);
+	setenv("XDG_CONFIG_HOME", "/nonexistent/softverbs-test", 1);
+	setenv("SOFTVERBS_SYSCONFDIR", "/nonexistent/softverbs-test", 1);
+	if (!dev_list)
+		dev_list = ibv_get_device_list(NULL);
+	for (struct ibv_device **d = dev_list; d && *d; d++)
+		if (!strcmp(ibv_get_device_name(*d), "uroce0"))
+			return *d;
+	return NULL;
+}
+
+static bool open_end(struct end *e)
+{
+	struct ibv_device *dev = uroce0();
+
+	memset(e, 0, sizeof(*e));
+	if (!dev) {
+		check_skip("no interface lo here: uroce0 cannot be listed");
+		return false;
+	}
+	e->ctx = ibv_open_device(dev);
+	ck_assert_ptr_nonnull(e->ctx);
+	e->pd = ibv_alloc_pd(e->ctx);
+	ck_assert_ptr_nonnull(e->pd);
+	e->cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(e->cq);
+	return true;
+}
+
+static struct ibv_qp *make_qp(struct end *e, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.qp_type = type,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+	};
+
+	return ibv_create_qp(e->pd, &ia);
+}
+
+static void close_end(struct end *e)
+{
+	if (e->qp)
+		ck_assert_int_eq(ibv_destroy_qp(e->qp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(e->cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(e->pd), 0);
+	ck_assert_int_eq(ibv_close_device(e->ctx), 0);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One completion within TIMEOUT_MS (the test fails otherwise) */
+static struct ibv_wc wait_wc(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+	long end = now_ms() + TIMEOUT_MS;
+
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, &wc);
+
+		ck_assert_int_ge(n, 0);
+		if (n)
+			return wc;
+		ck_assert_msg(now_ms() < end, "no completion within %d ms", TIMEOUT_MS);
+		usleep(200);
+	}
+}
+
+static int state_of(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	ck_assert_int_eq(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia), 0);
+	return a.qp_state;
+}
+
+/* GID index 1 of lo: ::ffff:127.0.0.1 */
+static struct ibv_ah_attr av_lo(void)
+{
+	struct ibv_ah_attr av = { .is_global = 1, .port_num = 1 };
+
+	av.grh.sgid_index = 1;
+	av.grh.hop_limit = 64;
+	av.grh.dgid.raw[10] = av.grh.dgid.raw[11] = 0xff;
+	av.grh.dgid.raw[12] = 127;
+	av.grh.dgid.raw[15] = 1;
+	return av;
+}
+
+static void to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	if (qp->qp_type == IBV_QPT_UD) {
+		a.qkey = 0x11111111;
+		mask |= IBV_QP_QKEY;
+	} else {
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+}
+
+static uint8_t rts_retry_cnt = 7, rts_rnr_retry = 7;
+
+static void to_rtr_rts(struct ibv_qp *qp, uint32_t dest_qpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	int mask = IBV_QP_STATE;
+
+	if (qp->qp_type != IBV_QPT_UD) {
+		a.ah_attr = av_lo();
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = dest_qpn;
+		a.rq_psn = 100;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	}
+	if (qp->qp_type == IBV_QPT_RC) {
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 12;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 100;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (qp->qp_type == IBV_QPT_RC) {
+		a.timeout = 14;
+		a.retry_cnt = rts_retry_cnt;
+		a.rnr_retry = rts_rnr_retry;
+		a.max_rd_atomic = 1;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	ck_assert_int_eq(state_of(qp), IBV_QPS_RTS);
+}
+
+static void post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf,
+		      uint32_t len, uint64_t wr_id)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
+			       .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+static void fill(uint8_t *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + seed + (i >> 8));
+}
+
+/* ---- the state machine --------------------------------------------------------- */
+
+START_TEST(create_refusals)
+{
+	struct end e;
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
+	struct ibv_qp *a, *b;
+
+	if (!open_end(&e))
+		return;
+	ia.send_cq = ia.recv_cq = e.cq;
+	ia.qp_type = IBV_QPT_RAW_PACKET;
+	ck_assert_ptr_null(ibv_create_qp(e.pd, &ia));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_sge = 33;
+	ck_assert_ptr_null(ibv_create_qp(e.pd, &ia));
+	ck_assert_int_eq(errno, EINVAL);
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_inline_data = 513;
+	ck_assert_ptr_null(ibv_create_qp(e.pd, &ia));
+	ck_assert_int_eq(errno, EINVAL);
+	ia.cap.max_inline_data = 0;
+	ia.recv_cq = NULL;
+	ck_assert_ptr_null(ibv_create_qp(e.pd, &ia));
+	ck_assert_int_eq(errno, EINVAL);
+
+	a = make_qp(&e, IBV_QPT_RC);
+	b = make_qp(&e, IBV_QPT_UD);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_ne(a->qp_num, b->qp_num);
+	ck_assert_uint_ge(a->qp_num & 0xffff, 16);
+	ck_assert_uint_le(a->qp_num, 0xffffff);
+	/* the same socket, so the same place in the top bits */
+	ck_assert_uint_eq(a->qp_num >> 16, b->qp_num >> 16);
+	ck_assert_int_eq(a->state, IBV_QPS_RESET);
+	/* a CQ that QPs complete into stays (rxe: EBUSY) */
+	ck_assert_int_eq(ibv_destroy_cq(e.cq), EBUSY);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	close_end(&e);
+}
+END_TEST
+
+START_TEST(state_machine_refusals)
+{
+	struct end e;
+	struct ibv_qp_attr a = { 0 }, q;
+	struct ibv_qp_init_attr ia;
+	struct ibv_send_wr swr = { .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_recv_wr rwr = { 0 }, *rbad;
+
+	if (!open_end(&e))
+		return;
+	e.qp = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(e.qp);
+
+	/* posts in RESET */
+	ck_assert_int_eq(ibv_post_send(e.qp, &swr, &sbad), EINVAL);
+	ck_assert_ptr_eq(sbad, &swr);
+	ck_assert_int_eq(ibv_post_recv(e.qp, &rwr, &rbad), EINVAL);
+
+	/* RESET to RTR: no such transition */
+	a.qp_state = IBV_QPS_RTR;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE), EINVAL);
+	/* RESET to INIT without the port */
+	a.qp_state = IBV_QPS_INIT;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						      IBV_QP_ACCESS_FLAGS),
+			 EINVAL);
+	/* a Q_Key is not an RC attribute */
+	a.port_num = 1;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						      IBV_QP_ACCESS_FLAGS | IBV_QP_PORT |
+						      IBV_QP_QKEY),
+			 EINVAL);
+	/* port 2, with everything else right: nothing applied */
+	a.port_num = 2;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						      IBV_QP_ACCESS_FLAGS | IBV_QP_PORT),
+			 EINVAL);
+	ck_assert_int_eq(ibv_query_qp(e.qp, &q, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS, &ia), 0);
+	ck_assert_int_eq(q.qp_state, IBV_QPS_RESET);
+	ck_assert_uint_eq(q.qp_access_flags, 0);
+	ck_assert_int_eq(ia.qp_type, IBV_QPT_RC);
+	ck_assert_ptr_eq(ia.send_cq, e.cq);
+	ck_assert_uint_eq(ia.cap.max_send_wr, 16);
+	to_init(e.qp);
+
+	/* INIT to RTR without DEST_QPN; then a path MTU no enum has */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.ah_attr = av_lo();
+	a.path_mtu = IBV_MTU_1024;
+	a.max_dest_rd_atomic = 1;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+						      IBV_QP_MIN_RNR_TIMER),
+			 EINVAL);
+	a.path_mtu = (enum ibv_mtu)7;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+						      IBV_QP_MAX_DEST_RD_ATOMIC |
+						      IBV_QP_MIN_RNR_TIMER),
+			 EINVAL);
+	/* an AV without a GRH */
+	a.path_mtu = IBV_MTU_1024;
+	a.ah_attr.is_global = 0;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+						      IBV_QP_MAX_DEST_RD_ATOMIC |
+						      IBV_QP_MIN_RNR_TIMER),
+			 EINVAL);
+	ck_assert_int_eq(state_of(e.qp), IBV_QPS_INIT);
+	/* still INIT: a post_send is refused, a post_recv is taken */
+	ck_assert_int_eq(ibv_post_send(e.qp, &swr, &sbad), EINVAL);
+
+	to_rtr_rts(e.qp, e.qp->qp_num);
+	ck_assert_int_eq(ibv_query_qp(e.qp, &q, IBV_QP_PATH_MTU | IBV_QP_SQ_PSN, &ia), 0);
+	ck_assert_int_eq(q.path_mtu, IBV_MTU_1024);
+	ck_assert_uint_eq(q.sq_psn, 100);
+	ck_assert_uint_eq(q.dest_qp_num, e.qp->qp_num);
+	ck_assert_uint_eq(q.timeout, 14);
+
+	/* ERR takes IBV_QP_STATE alone */
+	a.qp_state = IBV_QPS_ERR;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), EINVAL);
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE), 0);
+	ck_assert_int_eq(e.qp->state, IBV_QPS_ERR);
+	a.qp_state = IBV_QPS_RESET;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE), 0);
+	ck_assert_int_eq(state_of(e.qp), IBV_QPS_RESET);
+	close_end(&e);
+}
+END_TEST
+
+START_TEST(ud_transitions)
+{
+	struct end e;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+
+	if (!open_end(&e))
+		return;
+	e.qp = make_qp(&e, IBV_QPT_UD);
+	ck_assert_ptr_nonnull(e.qp);
+	/* UD wants a Q_Key, not access flags */
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+			 EINVAL);
+	to_init(e.qp);
+	to_rtr_rts(e.qp, 0);
+	close_end(&e);
+}
+END_TEST
+
+/* ---- UD -------------------------------------------------------------------------- */
+
+struct ud_pair {
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_ah *ah;
+};
+
+static void ud_send(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t qpn,
+		    struct ibv_mr *mr, void *buf, uint32_t len, uint32_t imm)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 7,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(imm),
+	}, *bad;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+}
+
+static void check_grh(const uint8_t *grh)
+{
+	static const uint8_t zero[20];
+
+	ck_assert_mem_eq(grh, zero, 20);
+	ck_assert_uint_eq(grh[20], 0x45); /* the IPv4 header */
+	ck_assert_uint_eq(grh[20 + 9], 17);
+	ck_assert_uint_eq(grh[20 + 12], 127); /* from 127.0.0.1 */
+	ck_assert_uint_eq(grh[20 + 15], 1);
+}
+
+START_TEST(ud_send_recv_with_grh)
+{
+	enum { LEN = 1000 };
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	struct ibv_wc wc, got[2];
+	static uint8_t out[LEN], in[40 + LEN + 8];
+	struct ibv_ah_attr av = av_lo();
+
+	if (!open_end(&e))
+		return;
+	a = make_qp(&e, IBV_QPT_UD);
+	b = make_qp(&e, IBV_QPT_UD);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, 0);
+	to_rtr_rts(b, 0);
+	mr = ibv_reg_mr(e.pd, in, sizeof(in) + 0, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	ah = ibv_create_ah(e.pd, &av);
+	ck_assert_ptr_nonnull(ah);
+	memset(in, 0xee, sizeof(in));
+	post_recv(b, mr, in, sizeof(in), 42);
+	fill(out, LEN, 3);
+	{
+		struct ibv_mr *omr = ibv_reg_mr(e.pd, out, LEN, 0);
+
+		ck_assert_ptr_nonnull(omr);
+		ud_send(a, ah, b->qp_num, omr, out, LEN, 0xabcd);
+		got[0] = wait_wc(e.cq);
+		got[1] = wait_wc(e.cq);
+		ck_assert_int_eq(ibv_dereg_mr(omr), 0);
+	}
+	/* one send completion, one receive completion, in either order */
+	wc = got[0].opcode == IBV_WC_RECV ? got[0] : got[1];
+	ck_assert_int_eq((got[0].opcode == IBV_WC_SEND) + (got[1].opcode == IBV_WC_SEND), 1);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 42);
+	ck_assert_uint_eq(wc.byte_len, 40 + LEN);
+	ck_assert_uint_eq(wc.qp_num, b->qp_num);
+	ck_assert_uint_eq(wc.src_qp, a->qp_num);
+	ck_assert(wc.wc_flags & IBV_WC_GRH);
+	ck_assert(wc.wc_flags & IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(be32toh(wc.imm_data), 0xabcd);
+	check_grh(in);
+	ck_assert_mem_eq(in + 40, out, LEN);
+	ck_assert_uint_eq(in[40 + LEN], 0xee); /* nothing past the message */
+
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	close_end(&e);
+}
+END_TEST
+
+/* ---- RC ---------------------------------------------------------------------------- */
+
+static void rc_post(struct ibv_qp *qp, enum ibv_wr_opcode op, struct ibv_mr *mr,
+		    void *buf, uint32_t len, uint64_t raddr, uint32_t rkey,
+		    uint64_t wr_id)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(0x1234),
+	}, *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+}
+
+/* The completions of wr_ids send_id (on the send side) and recv_id. */
+static void wait_two(struct ibv_cq *cq, uint64_t send_id, struct ibv_wc *send,
+		     uint64_t recv_id, struct ibv_wc *recv)
+{
+	for (int i = 0; i < 2; i++) {
+		struct ibv_wc wc = wait_wc(cq);
+
+		if (wc.wr_id == send_id)
+			*send = wc;
+		else if (wc.wr_id == recv_id)
+			*recv = wc;
+		else
+			ck_abort_msg("unexpected completion wr_id %llu",
+				     (unsigned long long)wc.wr_id);
+	}
+}
+
+START_TEST(rc_send_and_write)
+{
+	enum { LEN = 10000, BUF = 16384 };
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *amr, *bmr;
+	struct ibv_wc s, r;
+	uint8_t *abuf = malloc(BUF), *bbuf = malloc(BUF);
+
+	if (!open_end(&e))
+		return;
+	a = make_qp(&e, IBV_QPT_RC);
+	b = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, b->qp_num);
+	to_rtr_rts(b, a->qp_num);
+	amr = ibv_reg_mr(e.pd, abuf, BUF, IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(e.pd, bbuf, BUF,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(amr);
+	ck_assert_ptr_nonnull(bmr);
+
+	/* SEND of 10 packets of a 1024-byte path MTU, with immediate */
+	fill(abuf, LEN, 1);
+	memset(bbuf, 0, BUF);
+	post_recv(b, bmr, bbuf, BUF, 100);
+	rc_post(a, IBV_WR_SEND_WITH_IMM, amr, abuf, LEN, 0, 0, 1);
+	wait_two(e.cq, 1, &s, 100, &r);
+	ck_assert_int_eq(s.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(s.opcode, IBV_WC_SEND);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r.opcode, IBV_WC_RECV);
+	ck_assert_uint_eq(r.byte_len, LEN);
+	ck_assert_uint_eq(r.qp_num, b->qp_num);
+	ck_assert(r.wc_flags & IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(be32toh(r.imm_data), 0x1234);
+	ck_assert_mem_eq(bbuf, abuf, LEN);
+
+	/* RDMA WRITE: the send completes on the ACK, the data is there */
+	fill(abuf, LEN, 2);
+	memset(bbuf, 0, BUF);
+	rc_post(a, IBV_WR_RDMA_WRITE, amr, abuf, LEN, (uintptr_t)bbuf + 100,
+		bmr->rkey, 2);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 2);
+	ck_assert_int_eq(s.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(s.opcode, IBV_WC_RDMA_WRITE);
+	ck_assert_mem_eq(bbuf + 100, abuf, LEN);
+	for (int i = 0; i < 100; i++)
+		ck_assert_uint_eq(bbuf[i], 0);
+	for (int i = 100 + LEN; i < BUF; i++)
+		ck_assert_uint_eq(bbuf[i], 0);
+
+	/* WRITE WITH IMMEDIATE: a receive completion with the length */
+	post_recv(b, bmr, bbuf, 1, 101);
+	fill(abuf, 3000, 3);
+	rc_post(a, IBV_WR_RDMA_WRITE_WITH_IMM, amr, abuf, 3000, (uintptr_t)bbuf,
+		bmr->rkey, 3);
+	wait_two(e.cq, 3, &s, 101, &r);
+	ck_assert_int_eq(s.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(r.byte_len, 3000);
+	ck_assert_mem_eq(bbuf, abuf, 3000);
+
+	/* a WRITE past the MR's end: a remote access error, nothing
+	 * written, and the requester's QP in the error state */
+	memset(bbuf, 0, BUF);
+	rc_post(a, IBV_WR_RDMA_WRITE, amr, abuf, 200, (uintptr_t)bbuf + BUF - 100,
+		bmr->rkey, 4);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 4);
+	ck_assert_int_eq(s.status, IBV_WC_REM_ACCESS_ERR);
+	for (int i = 0; i < BUF; i++)
+		ck_assert_uint_eq(bbuf[i], 0);
+	ck_assert_int_eq(state_of(a), IBV_QPS_ERR);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(amr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr), 0);
+	close_end(&e);
+	free(abuf);
+	free(bbuf);
+}
+END_TEST
+
+START_TEST(rc_read)
+{
+	enum { BUF = 16384 };
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *amr, *bmr, *bmr_noread;
+	struct ibv_wc s;
+	uint8_t *abuf = malloc(BUF), *bbuf = malloc(BUF);
+	struct ibv_sge sge[2];
+	struct ibv_send_wr wr = { .wr_id = 5, .sg_list = sge, .num_sge = 2,
+				  .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (!open_end(&e))
+		return;
+	a = make_qp(&e, IBV_QPT_RC);
+	b = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, b->qp_num);
+	to_rtr_rts(b, a->qp_num);
+	amr = ibv_reg_mr(e.pd, abuf, BUF, IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(e.pd, bbuf, BUF, IBV_ACCESS_REMOTE_READ);
+	ck_assert_ptr_nonnull(amr);
+	ck_assert_ptr_nonnull(bmr);
+
+	/* 9000 bytes (9 responses of a 1024-byte MTU) into two SGEs, then
+	 * a SEND behind the READ: on a's side the READ completes first (b's
+	 * receive may come before both) */
+	fill(bbuf, BUF, 4);
+	memset(abuf, 0, BUF);
+	sge[0] = (struct ibv_sge){ (uintptr_t)abuf, 5000, amr->lkey };
+	sge[1] = (struct ibv_sge){ (uintptr_t)abuf + 8000, 4000, amr->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)bbuf + 7;
+	wr.wr.rdma.rkey = bmr->rkey;
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	post_recv(b, amr, abuf + 14000, 100, 200);
+	rc_post(a, IBV_WR_SEND, amr, abuf + 15000, 10, 0, 0, 6);
+	{
+		uint64_t sends[2];
+		int nsend = 0;
+
+		for (int i = 0; i < 3; i++) {
+			struct ibv_wc wc = wait_wc(e.cq);
+
+			ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+			if (wc.wr_id == 200)
+				continue;
+			ck_assert_int_lt(nsend, 2);
+			sends[nsend++] = wc.wr_id;
+			if (wc.wr_id == 5) {
+				ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_READ);
+				ck_assert_uint_eq(wc.byte_len, 9000);
+			}
+		}
+		ck_assert_int_eq(nsend, 2);
+		ck_assert_uint_eq(sends[0], 5);
+		ck_assert_uint_eq(sends[1], 6);
+	}
+	ck_assert_mem_eq(abuf, bbuf + 7, 5000);
+	ck_assert_mem_eq(abuf + 8000, bbuf + 7 + 5000, 4000);
+	for (int i = 5000; i < 8000; i++)
+		ck_assert_uint_eq(abuf[i], 0);
+
+	/* an MR without remote read: a remote access error */
+	bmr_noread = ibv_reg_mr(e.pd, bbuf, BUF, IBV_ACCESS_REMOTE_WRITE |
+						 IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(bmr_noread);
+	wr.num_sge = 1;
+	wr.wr_id = 7;
+	wr.wr.rdma.rkey = bmr_noread->rkey;
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 7);
+	ck_assert_int_eq(s.status, IBV_WC_REM_ACCESS_ERR);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(amr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr_noread), 0);
+	close_end(&e);
+	free(abuf);
+	free(bbuf);
+}
+END_TEST
+
+/* Two RC QPs of one context, connected, with the given retry counts
+ * for a */
+static void rc_pair(struct end *e, struct ibv_qp **a, struct ibv_qp **b,
+		    uint8_t retry_cnt, uint8_t rnr_retry)
+{
+	*a = make_qp(e, IBV_QPT_RC);
+	*b = make_qp(e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(*a);
+	ck_assert_ptr_nonnull(*b);
+	to_init(*a);
+	to_init(*b);
+	rts_retry_cnt = retry_cnt;
+	rts_rnr_retry = rnr_retry;
+	to_rtr_rts(*a, (*b)->qp_num);
+	rts_retry_cnt = rts_rnr_retry = 7;
+	to_rtr_rts(*b, (*a)->qp_num);
+}
+
+/* A peer that never answers: the send is sent again retry_cnt times
+ * (timeout 14: 67 ms each), then fails with RETRY_EXC_ERR. */
+START_TEST(rc_retry_exceeded)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc s;
+	static uint8_t buf[64];
+	long t0;
+
+	if (!open_end(&e))
+		return;
+	rc_pair(&e, &a, &b, 2, 7);
+	/* b goes away: nothing answers a */
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	t0 = now_ms();
+	rc_post(a, IBV_WR_SEND, mr, buf, 16, 0, 0, 9);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 9);
+	ck_assert_int_eq(s.status, IBV_WC_RETRY_EXC_ERR);
+	/* three timeouts of 67 ms at least */
+	ck_assert_int_ge(now_ms() - t0, 3 * 67);
+	ck_assert_int_eq(state_of(a), IBV_QPS_ERR);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_end(&e);
+}
+END_TEST
+
+/* No receive posted at the peer: RNR NAKs; the send goes again after
+ * the peer's min_rnr_timer (12: 0.64 ms) and succeeds once a receive is
+ * there (rnr_retry 7); with rnr_retry 1 it fails with RNR_RETRY_EXC_ERR. */
+START_TEST(rc_rnr_retry)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc s, r;
+	static uint8_t buf[256];
+
+	if (!open_end(&e))
+		return;
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	rc_pair(&e, &a, &b, 7, 7);
+	fill(buf, 32, 9);
+	rc_post(a, IBV_WR_SEND, mr, buf, 32, 0, 0, 10);
+	usleep(50000);
+	ck_assert_int_eq(ibv_poll_cq(e.cq, 1, &s), 0); /* still waiting */
+	post_recv(b, mr, buf + 100, 100, 11);
+	wait_two(e.cq, 10, &s, 11, &r);
+	ck_assert_int_eq(s.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.byte_len, 32);
+	ck_assert_mem_eq(buf + 100, buf, 32);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+
+	rc_pair(&e, &a, &b, 7, 1);
+	rc_post(a, IBV_WR_SEND, mr, buf, 32, 0, 0, 12);
+	s = wait_wc(e.cq);
+	ck_assert_uint_eq(s.wr_id, 12);
+	ck_assert_int_eq(s.status, IBV_WC_RNR_RETRY_EXC_ERR);
+	ck_assert_int_eq(state_of(a), IBV_QPS_ERR);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_end(&e);
+}
+END_TEST
+
+/* ---- several sockets on UDP 4791 --------------------------------------------------- */
+
+/* A UD QP in RTS, a registered buffer and an AH to lo */
+struct ud_end {
+	struct end e;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	uint8_t buf[256];
+};
+
+static bool ud_open(struct ud_end *u)
+{
+	struct ibv_ah_attr av = av_lo();
+
+	if (!open_end(&u->e))
+		return false;
+	u->e.qp = make_qp(&u->e, IBV_QPT_UD);
+	ck_assert_ptr_nonnull(u->e.qp);
+	to_init(u->e.qp);
+	to_rtr_rts(u->e.qp, 0);
+	u->mr = ibv_reg_mr(u->e.pd, u->buf, sizeof(u->buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(u->mr);
+	u->ah = ibv_create_ah(u->e.pd, &av);
+	ck_assert_ptr_nonnull(u->ah);
+	return true;
+}
+
+static void ud_close(struct ud_end *u)
+{
+	ck_assert_int_eq(ibv_destroy_ah(u->ah), 0);
+	ck_assert_int_eq(ibv_dereg_mr(u->mr), 0);
+	close_end(&u->e);
+}
+
+/* Receive one message on u: its immediate */
+static uint32_t ud_recv_one(struct ud_end *u)
+{
+	for (;;) {
+		struct ibv_wc wc = wait_wc(u->e.cq);
+
+		if (wc.opcode != IBV_WC_RECV)
+			continue;
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		return be32toh(wc.imm_data);
+	}
+}
+
+START_TEST(two_contexts_each_get_their_own)
+{
+	static struct ud_end x, y;
+
+	if (!ud_open(&x) || !ud_open(&y))
+		return;
+	/* two sockets of the group: two places */
+	ck_assert_uint_ne(x.e.qp->qp_num >> 16, y.e.qp->qp_num >> 16);
+	for (int i = 0; i < 8; i++) {
+		post_recv(x.e.qp, x.mr, x.buf, sizeof(x.buf), 1);
+		post_recv(y.e.qp, y.mr, y.buf, sizeof(y.buf), 2);
+		ud_send(x.e.qp, x.ah, y.e.qp->qp_num, x.mr, x.buf + 100, 16, 0x100 + i);
+		ud_send(y.e.qp, y.ah, x.e.qp->qp_num, y.mr, y.buf + 100, 16, 0x200 + i);
+		ck_assert_uint_eq(ud_recv_one(&y), 0x100 + i);
+		ck_assert_uint_eq(ud_recv_one(&x), 0x200 + i);
+	}
+	ud_close(&x);
+	ud_close(&y);
+}
+END_TEST
+
+/* A context leaves the group: the kernel moves the group's last socket
+ * into its place, so the QPNs of that socket's context no longer name
+ * its index; a context that joins next finds its index named by the
+ * moved one's QPNs and takes another number. Their packets still reach
+ * them (forwarded by whichever context receives them). */
+START_TEST(a_socket_that_moved_still_gets_its_own)
+{
+	static struct ud_end x, y, z, w;
+
+	if (!ud_open(&x) || !ud_open(&y) || !ud_open(&z))
+		return;
+	ud_close(&y);
+	ck_assert(ud_open(&w));
+	for (int i = 0; i < 8; i++) {
+		post_recv(x.e.qp, x.mr, x.buf, 128, 1);
+		post_recv(z.e.qp, z.mr, z.buf, 128, 1);
+		post_recv(w.e.qp, w.mr, w.buf, 128, 1);
+		ud_send(x.e.qp, x.ah, z.e.qp->qp_num, x.mr, x.buf + 200, 8, 0x10 + i);
+		ud_send(z.e.qp, z.ah, w.e.qp->qp_num, z.mr, z.buf + 200, 8, 0x20 + i);
+		ud_send(w.e.qp, w.ah, x.e.qp->qp_num, w.mr, w.buf + 200, 8, 0x30 + i);
+		ck_assert_uint_eq(ud_recv_one(&z), 0x10 + i);
+		ck_assert_uint_eq(ud_recv_one(&w), 0x20 + i);
+		ck_assert_uint_eq(ud_recv_one(&x), 0x30 + i);
+	}
+	ud_close(&x);
+	ud_close(&z);
+	ud_close(&w);
+}
+END_TEST
+
+/* Datagrams that are no good RoCE packet for a live QP cost nothing:
+ * each is counted and dropped, no completion appears. */
+START_TEST(bad_packets_are_counted_and_dropped)
+{
+	static struct ud_end u;
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(4791),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct uroce_pkt pkt = { 0 };
+	uint8_t buf[128];
+	struct ibv_wc wc;
+	int fd, len;
+
+	if (!ud_open(&u))
+		return;
+	post_recv(u.e.qp, u.mr, u.buf, 128, 1);
+	pkt.bth.opcode = UROCE_OP_UD_SEND_ONLY;
+	pkt.bth.pkey = 0xffff;
+	pkt.bth.dest_qpn = u.e.qp->qp_num;
+	pkt.deth.qkey = 0x11111111;
+	len = uroce_build(buf, sizeof(buf), &pkt, "hello", 5);
+	ck_assert_int_gt(len, 0);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	/* a zero ICRC: wrong */
+	ck_assert_int_eq(sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&to,
+				sizeof(to)), len);
+	/* cut short: shorter than its headers */
+	ck_assert_int_eq(sendto(fd, buf, 16, 0, (struct sockaddr *)&to,
+				sizeof(to)), 16);
+	for (long end = now_ms() + 2000;
+	     uroce_net_drops(to_uroce_context(u.e.ctx), UROCE_DROP_ICRC) < 1 ||
+	     uroce_net_drops(to_uroce_context(u.e.ctx), UROCE_DROP_TRUNCATED) < 1;)
+		ck_assert_msg(now_ms() < end, "the drops were not counted");
+	ck_assert_int_eq(ibv_poll_cq(u.e.cq, 1, &wc), 0);
+	close(fd);
+	ud_close(&u);
+}
+END_TEST
+
+/* ---- the progress thread ---------------------------------------------------------- */
+
+static int ntasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The signals blocked in every thread but the caller's, ANDed */
+static unsigned long long others_blocked(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned long long all = ~0ULL;
+	char path[300], line[128];
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		unsigned long long blk = 0;
+		FILE *f;
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == (int)gettid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+				break;
+		fclose(f);
+		all &= blk;
+	}
+	closedir(d);
+	return all;
+}
+
+#define SIGBIT(s) (1ULL << ((s) - 1))
+
+START_TEST(progress_thread_lifecycle)
+{
+	static struct ud_end u;
+	unsigned long long blocked;
+	int before = ntasks(), status;
+	pid_t pid;
+
+	if (!open_end(&u.e))
+		return;
+	/* no thread until the first QP */
+	ck_assert_int_eq(ntasks(), before);
+	close_end(&u.e);
+	if (!ud_open(&u))
+		return;
+	ck_assert_int_eq(ntasks(), before + 1);
+	/* it takes none of the program's signals */
+	blocked = others_blocked();
+	ck_assert(blocked & SIGBIT(SIGINT));
+	ck_assert(blocked & SIGBIT(SIGTERM));
+	ck_assert(blocked & SIGBIT(SIGUSR1));
+	ck_assert(blocked & SIGBIT(SIGALRM));
+	ck_assert(blocked & SIGBIT(SIGCHLD));
+	ck_assert(blocked & SIGBIT(SIGPIPE));
+	ck_assert(blocked & SIGBIT(SIGRTMIN + 1));
+
+	/* a forked child has no such thread, and closes its copy of the
+	 * context without waiting for one */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm(10);
+		if (ntasks() != 1)
+			_exit(2);
+		_exit(ibv_close_device(u.e.ctx) == 0 ? 0 : 3);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+
+	/* the parent's context still works: a message to itself */
+	post_recv(u.e.qp, u.mr, u.buf, 128, 1);
+	ud_send(u.e.qp, u.ah, u.e.qp->qp_num, u.mr, u.buf + 200, 8, 0x77);
+	ck_assert_uint_eq(ud_recv_one(&u), 0x77);
+
+	/* closing leaves no thread behind */
+	ud_close(&u);
+	ck_assert_int_eq(ntasks(), before);
+}
+END_TEST
+
+/* The child of two_processes: its own context; it tells its QPN, then
+ * answers each message with its immediate plus one. Exit 0 when all
+ * went well. */
+static int child_main(int to_parent, int from_parent)
+{
+	static struct ud_end c;
+	uint32_t peer, qpn;
+
+	if (!ud_open(&c))
+		return 2;
+	qpn = c.e.qp->qp_num;
+	for (int i = 0; i < 8; i++)
+		post_recv(c.e.qp, c.mr, c.buf, 128, 1);
+	if (write(to_parent, &qpn, 4) != 4 || read(from_parent, &peer, 4) != 4)
+		return 3;
+	for (int i = 0; i < 8; i++) {
+		uint32_t imm = ud_recv_one(&c);
+
+		ud_send(c.e.qp, c.ah, peer, c.mr, c.buf + 200, 8, imm + 1);
+	}
+	ud_close(&c);
+	return 0;
+}
+
+START_TEST(two_processes_each_get_their_own)
+{
+	static struct ud_end p;
+	int up[2], down[2], status;
+	uint32_t child_qpn;
+	pid_t pid;
+
+	if (!ud_open(&p))
+		return;
+	ck_assert_int_eq(pipe(up), 0);
+	ck_assert_int_eq(pipe(down), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(child_main(up[1], down[0]));
+	ck_assert_int_eq(read(up[0], &child_qpn, 4), 4);
+	ck_assert_uint_ne(child_qpn >> 16, p.e.qp->qp_num >> 16);
+	ck_assert_int_eq(write(down[1], &p.e.qp->qp_num, 4), 4);
+	for (int i = 0; i < 8; i++) {
+		post_recv(p.e.qp, p.mr, p.buf, 128, 1);
+		ud_send(p.e.qp, p.ah, child_qpn, p.mr, p.buf + 200, 8, 0x1000 * (i + 1));
+		ck_assert_uint_eq(ud_recv_one(&p), 0x1000 * (i + 1) + 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ud_close(&p);
+}
+END_TEST
+
+/* Another user's process on the same address and port: refused
+ * (SO_REUSEPORT groups are per owner), EADDRINUSE. */
+START_TEST(another_user_is_refused)
+{
+	static struct ud_end p;
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		check_skip("not root: cannot run a process as another user");
+		return;
+	}
+	if (!ud_open(&p))
+		return;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct end e;
+		struct ibv_qp *qp;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		if (!open_end(&e))
+			_exit(3);
+		qp = make_qp(&e, IBV_QPT_UD);
+		_exit(!qp && errno == EADDRINUSE ? 0 : 4);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ud_close(&p);
+}
+END_TEST
+
+static Suite *make_uroce_qp_suite(void)
+{
+	Suite *s = suite_create("uroce_qp");
+	TCase *tc;
+
+	tc = tcase_create("states");
+	tcase_add_test(tc, create_refusals);
+	tcase_add_test(tc, state_machine_refusals);
+	tcase_add_test(tc, ud_transitions);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("data");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, ud_send_recv_with_grh);
+	tcase_add_test(tc, rc_send_and_write);
+	tcase_add_test(tc, rc_read);
+	tcase_add_test(tc, rc_retry_exceeded);
+	tcase_add_test(tc, rc_rnr_retry);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("progress");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, progress_thread_lifecycle);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("demux");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, two_contexts_each_get_their_own);
+	tcase_add_test(tc, two_processes_each_get_their_own);
+	tcase_add_test(tc, a_socket_that_moved_still_gets_its_own);
+	tcase_add_test(tc, bad_packets_are_counted_and_dropped);
+	tcase_add_test(tc, another_user_is_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(make_uroce_qp_suite());
+}
