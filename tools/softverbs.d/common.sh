@@ -6,96 +6,134 @@
 
 # ---- helpers for doctor and rxe ---------------------------------------------
 
-is_root() { [ "$(id -u)" = 0 ]; }
-sudo_() { is_root || printf 'sudo '; }
+# Under emulation (the test VM) every process costs tens of milliseconds, a
+# $(...) too (the shell forks): the helpers below read files with the
+# shell's own read and hand back a value by setting the variable their
+# caller names (setvar), not by printing it. Their own locals start with _
+# so that they do not hide the caller's variable.
 
-# mod_state NAME: loaded | builtin | available | missing
+nl='
+'
+
+# setvar VAR VALUE: set the caller's VAR
+setvar() { eval "$1=\$2"; }
+
+# rd VAR FILE: VAR = the first line of a sysfs file ('' when unreadable).
+# (Not for the numbers of /proc/sys: dash reads byte by byte, and they
+# answer one byte; its strings, such as kernel/osrelease, read whole.)
+rd() {
+    local _l=''
+    { IFS= read -r _l < "$2"; } 2> /dev/null
+    setvar "$1" "$_l"
+}
+
+# self_status VAR KEY: VAR = the value of KEY in /proc/self/status (of the
+# shell itself, which an awk there would not be)
+self_status() {
+    local _k _v=''
+    { while IFS=$IFS: read -r _k _v; do
+        [ "$_k" = "$2" ] && break
+        _v=''
+    done < /proc/self/status; } 2> /dev/null
+    setvar "$1" "$_v"
+}
+
+# is_root: the effective uid is 0 (read once)
+sv_uid=''
+is_root() {
+    if [ -z "$sv_uid" ]; then
+        self_status sv_uid Uid
+        # shellcheck disable=SC2086  # real, effective, saved, fs
+        set -- $sv_uid
+        sv_uid=${2:-$(id -u)}
+    fi
+    [ "$sv_uid" = 0 ]
+}
+
+# kernel_release VAR: VAR = uname -r
+kernel_release() {
+    local _r
+    rd _r /proc/sys/kernel/osrelease
+    setvar "$1" "${_r:-$(uname -r)}"
+}
+
+# mod_state VAR NAME: VAR = loaded | builtin | available | missing
 mod_state() {
-    if [ -d "/sys/module/$1" ]; then
+    local _kr
+    if [ -d "/sys/module/$2" ]; then
         # built-in code with parameters also shows up in /sys/module
-        if [ -e "/sys/module/$1/initstate" ] || [ -d "/sys/module/$1/holders" ]; then echo loaded
-        else echo builtin
+        if [ -e "/sys/module/$2/initstate" ] || [ -d "/sys/module/$2/holders" ]; then setvar "$1" loaded
+        else setvar "$1" builtin
         fi
-    elif grep -qs "/$1\.ko" "/lib/modules/$(uname -r)/modules.builtin"; then echo builtin
-    elif modprobe -n -q "$1" 2> /dev/null; then echo available
-    else echo missing
+        return
+    fi
+    kernel_release _kr
+    if grep -qs "/$2\.ko" "/lib/modules/$_kr/modules.builtin"; then setvar "$1" builtin
+    elif modprobe -n -q "$2" 2> /dev/null; then setvar "$1" available
+    else setvar "$1" missing
     fi
 }
 
 rdma_tool() { command -v rdma > /dev/null 2>&1; }
 
-# These helpers read sysfs with the shell's own read, not cat or sed: under
-# emulation (the test VM) every process costs tens of milliseconds.
-
-# rd FILE: the first line of a sysfs file ('' when unreadable)
-rd() { local l=''; { IFS= read -r l < "$1"; } 2> /dev/null; printf '%s' "$l"; }
-
-# netdev_of IBDEV: the netdev under port 1 (rxe's parent, the GID table,
-# else rdma link)
+# netdev_of VAR IBDEV: VAR = the netdev under port 1 (rxe's parent, the
+# GID table, else rdma link)
 netdev_of() {
-    local n
-    n=$(rd "/sys/class/infiniband/$1/parent")
-    [ -n "$n" ] || n=$(rd "/sys/class/infiniband/$1/ports/1/gid_attrs/ndevs/0")
-    if [ -z "$n" ] && rdma_tool; then
-        n=$(rdma link show "$1/1" 2> /dev/null | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+    local _n
+    rd _n "/sys/class/infiniband/$2/parent"
+    [ -n "$_n" ] || rd _n "/sys/class/infiniband/$2/ports/1/gid_attrs/ndevs/0"
+    if [ -z "$_n" ] && rdma_tool; then
+        _n=$(rdma link show "$2/1" 2> /dev/null | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
     fi
-    printf '%s' "$n"
+    setvar "$1" "$_n"
 }
 
-# kdriver IBDEV: the kernel driver behind a device (rxe, siw, or the PCI
-# driver), from sysfs.
+# kdriver VAR IBDEV: VAR = the kernel driver behind a device (rxe, siw, or
+# the PCI driver), from sysfs.
 kdriver() {
-    local d="/sys/class/infiniband/$1" drv
-    if [ -e "$d/device/driver" ]; then
-        drv=$(readlink "$d/device/driver"); echo "${drv##*/}"; return
+    local _d="/sys/class/infiniband/$2" _drv
+    if [ -e "$_d/device/driver" ]; then
+        _drv=$(readlink "$_d/device/driver"); setvar "$1" "${_drv##*/}"; return
     fi
     # Soft devices have no bus device; rxe exposes its netdev as "parent".
-    if [ -e "$d/parent" ]; then echo rxe; return; fi
-    case "$(rd "$d/node_type")" in
-        *RNIC*) echo siw ;;
-        *) echo unknown ;;
+    if [ -e "$_d/parent" ]; then setvar "$1" rxe; return; fi
+    rd _drv "$_d/node_type"
+    case "$_drv" in
+        *RNIC*) setvar "$1" siw ;;
+        *) setvar "$1" unknown ;;
     esac
 }
 
-# uverbs_of IBDEV: its uverbsN char device name
+# uverbs_of VAR IBDEV: VAR = its uverbsN char device name; 1 when none
 uverbs_of() {
-    local u
-    for u in /sys/class/infiniband_verbs/uverbs*; do
-        [ -e "$u/ibdev" ] || continue
-        [ "$(rd "$u/ibdev")" = "$1" ] && { echo "${u##*/}"; return 0; }
+    local _u _dev
+    for _u in /sys/class/infiniband_verbs/uverbs*; do
+        [ -e "$_u/ibdev" ] || continue
+        rd _dev "$_u/ibdev"
+        [ "$_dev" = "$2" ] && { setvar "$1" "${_u##*/}"; return 0; }
     done
+    setvar "$1" ''
     return 1
 }
 
-# gid_pretty RAW: ::ffff:a.b.c.d for IPv4-mapped GIDs, else the raw form
+# gid_pretty VAR RAW: VAR = ::ffff:a.b.c.d for IPv4-mapped GIDs, else the
+# raw form
 gid_pretty() {
-    local h
-    case "$1" in
+    local _h
+    case "$2" in
         0000:0000:0000:0000:0000:ffff:????:????)
-            h=${1#0000:0000:0000:0000:0000:ffff:}
-            h=$((0x${h%:*} * 65536 + 0x${h#*:}))
-            printf '::ffff:%d.%d.%d.%d' $((h >> 24 & 255)) $((h >> 16 & 255)) \
-                $((h >> 8 & 255)) $((h & 255)) ;;
-        *) printf '%s' "$1" ;;
+            _h=${2#0000:0000:0000:0000:0000:ffff:}
+            _h=$((0x${_h%:*} * 65536 + 0x${_h#*:}))
+            setvar "$1" "::ffff:$((_h >> 24 & 255)).$((_h >> 16 & 255)).$((_h >> 8 & 255)).$((_h & 255))" ;;
+        *) setvar "$1" "$2" ;;
     esac
 }
 
-# field KEY LINE: the value of KEY=value in a probe line
+# field VAR KEY LINE: VAR = the value of KEY=value in a probe line
 field() {
-    local l=" $2"
-    case "$l" in
-        *" $1="*) l=${l#*" $1="}; printf '%s' "${l%% *}" ;;
+    local _l=" $3"
+    case "$_l" in
+        *" $2="*) _l=${_l#*" $2="}; setvar "$1" "${_l%% *}" ;;
+        *) setvar "$1" '' ;;
     esac
-}
-
-# provider_of IBDEV LOG: which provider drives IBDEV, as the library's
-# log (SOFTVERBS_LOG=info or debug) names it when it lists devices:
-#   "IBDEV (uverbsN): driven by softverbs' built-in NAME provider"
-#   "IBDEV (uverbsN): driven by rdma-core's NAME provider (LIBRARY)"
-# printed as "NAME (built-in)" or "NAME (rdma-core: LIBRARY)"; empty when
-# the log does not say.
-provider_of() {
-    sed -n -e "s/^softverbs\[[0-9]*\] [A-Z] [^ ]*: $1 ([^)]*): driven by softverbs' built-in \([^ ]*\) provider.*/\1 (built-in)/p" \
-           -e "s/^softverbs\[[0-9]*\] [A-Z] [^ ]*: $1 ([^)]*): driven by rdma-core's \([^ ]*\) provider (\(.*\))\$/\1 (rdma-core: \2)/p" \
-        "$2" 2> /dev/null | tail -n 1
 }

@@ -15,7 +15,7 @@
 fw_scan() {
     local fmt="$1" cmd="$2"
     shift 2
-    awk -v fmt="$fmt" -v cmd="$cmd" -v sudo="$(sudo_)" '
+    awk -v fmt="$fmt" -v cmd="$cmd" -v sudo="$sudo" '
         # covers SPEC: a port list (4791, { 22, 4000-5000 }, 4000:5000, 22,4791) holds 4791
         function covers(spec,    n, i, a, r) {
             gsub(/[{} ]/, "", spec)
@@ -175,9 +175,8 @@ fw_scan() {
 # RoCE v2 port) on input? nftables (which holds iptables-nft's rules too),
 # and legacy iptables tables when the kernel has any.
 doctor_firewall() {
-    local tab found=0 read_ok='' kind where text fix t
+    local tab='	' found=0 read_ok='' kind where text fix t names
     chk=firewall
-    tab=$(printf '\t')
     : > "$tmp/fw"
     if command -v nft > /dev/null 2>&1; then
         if nft -a list ruleset > "$tmp/nft" 2> "$tmp/nft.err"; then
@@ -193,7 +192,8 @@ doctor_firewall() {
         # only legacy tables (/proc/net/ip*_tables_names lists them) are not
         # in nft's listing
         if command -v nft > /dev/null 2>&1; then
-            [ -n "$(rd "/proc/net/${t%tables}_tables_names")" ] || continue
+            rd names "/proc/net/${t%tables}_tables_names"
+            [ -n "$names" ] || continue
             command -v "$t-legacy" > /dev/null 2>&1 && t=$t-legacy
         fi
         command -v "$t" > /dev/null 2>&1 || continue

@@ -32,12 +32,15 @@ section() { say "$*"; }
 #   tmp       scratch folder: probe (the probe's output), log (the
 #             library's debug log), holders (from doctor_check_processes)
 #   user      who runs doctor, for messages
+#   sudo      'sudo ' before the commands of fixes that need root, or ''
+#   kernel    uname -r
+#   probe_out the probe's output (probe_lines picks from it)
 #   kdevs     the kernel's RDMA devices (sysfs)
 #   netns_mode  shared, exclusive or '' (rdma system show)
 #   openable  the devices whose uverbs file this user can open
 #   usable    the devices a program can use (the verdict names them)
 cmd_doctor() {
-    local lib=softverbs tmp user kdevs='' netns_mode='' openable='' usable=''
+    local lib=softverbs tmp user sudo='' kernel probe_out='' kdevs='' netns_mode='' openable='' usable=''
     while [ $# -gt 0 ]; do
         case "$1" in
             --rdma-core) lib=rdma-core; shift ;;
@@ -53,8 +56,10 @@ cmd_doctor() {
     records=$tmp/records
     : > "$records"
     user=$(id -un 2> /dev/null || id -u)
+    is_root || sudo='sudo '
+    kernel_release kernel
 
-    say "softverbs doctor $SV_VERSION: kernel $(uname -r), user $user"
+    say "softverbs doctor $SV_VERSION: kernel $kernel, user $user"
     doctor_check_library "$lib"
     doctor_check_environment
     doctor_check_devices
@@ -78,7 +83,7 @@ cmd_doctor() {
 # in $tmp/probe (empty when it did not run), the library's debug log in
 # $tmp/log
 doctor_check_library() {
-    local lib="$1" libdir='' probe rest rc line
+    local lib="$1" libdir='' probe rest rc line path sv
     section "library"
     chk=library
     if [ "$lib" = softverbs ]; then
@@ -100,16 +105,41 @@ doctor_check_library() {
     LD_LIBRARY_PATH=$libdir${rest:+:$rest} SOFTVERBS_LOG=debug SOFTVERBS_LOG_FILE=$tmp/log \
         timeout 60 "$probe" > "$tmp/probe" 2> "$tmp/probe.err"
     rc=$?
-    line=$(grep '^library ' "$tmp/probe")
+    probe_read
+    probe_lines line 'library '
+    field path path "$line"
+    field sv softverbs "$line"
     if [ $rc != 0 ] && [ -z "$line" ]; then
         p_fail "the verbs probe failed to run (exit $rc): $(head -n 3 "$tmp/probe.err" | tr '\n' ' ')" \
                "SOFTVERBS_LOG=debug softverbs run ibv_devices  # shows why"
-    elif [ "$lib" = softverbs ] && [ "$(field softverbs " $line")" != 1 ]; then
-        p_fail "a program run on $libdir loads $(field path " $line"), not softverbs" \
+    elif [ "$lib" = softverbs ] && [ "$sv" != 1 ]; then
+        p_fail "a program run on $libdir loads $path, not softverbs" \
                "check LD_PRELOAD and the RUNPATH of your program; export SOFTVERBS_LIBDIR=<softverbs' folder>"
     else
-        p_ok "$(field path " $line")"
+        p_ok "$path"
     fi
+}
+
+# probe_read: probe_out = the probe's output, $tmp/probe, read once. The
+# checks pick their lines from it with probe_lines: a grep each would be
+# a process each.
+probe_read() {
+    local l
+    probe_out=''
+    while IFS= read -r l || [ -n "$l" ]; do
+        probe_out="$probe_out$l$nl"
+    done < "$tmp/probe"
+}
+
+# probe_lines VAR PREFIX: VAR = the probe's lines that start with PREFIX,
+# one a line (no newline after the last)
+probe_lines() {
+    local _rest="$probe_out" _l _out=''
+    while [ -n "$_rest" ]; do
+        _l=${_rest%%"$nl"*} _rest=${_rest#*"$nl"}
+        case "$_l" in "$2"*) _out="$_out$nl$_l" ;; esac
+    done
+    setvar "$1" "${_out#"$nl"}"
 }
 
 # doctor_check_environment: the variables the library reads
@@ -128,34 +158,62 @@ doctor_check_environment() {
 # doctor_check_devices: the kernel's devices, and what a program sees of
 # each (sets kdevs, netns_mode, openable, usable)
 doctor_check_devices() {
-    local dev line
+    local dev line providers
     section "devices"
     chk=device
-    kdevs=$(ls /sys/class/infiniband 2> /dev/null)
+    for dev in /sys/class/infiniband/*; do
+        [ -e "$dev" ] && kdevs="$kdevs${kdevs:+$nl}${dev##*/}"
+    done
     if rdma_tool; then
         line=$(rdma system show 2> /dev/null)
         case "$line" in *"netns "*) netns_mode=${line#*netns }; netns_mode=${netns_mode%% *} ;; esac
     fi
-    [ -n "$kdevs" ] && grep -q '^devices error=' "$tmp/probe" &&
-        p_fail "ibv_get_device_list failed: $(sed -n 's/^devices error=//p' "$tmp/probe")" \
+    probe_lines line 'devices error='
+    [ -n "$kdevs" ] && [ -n "$line" ] &&
+        p_fail "ibv_get_device_list failed: ${line#devices error=}" \
                "SOFTVERBS_LOG=debug softverbs run ibv_devices  # shows why"
+    providers_read
     for dev in $kdevs; do
         doctor_device "$dev"
     done
     [ -n "$kdevs" ] || doctor_no_device
 }
 
+# providers_read: providers = the providers the library's log
+# (SOFTVERBS_LOG=info or debug) names when it lists devices,
+#   "IBDEV (uverbsN): driven by softverbs' built-in NAME provider"
+#   "IBDEV (uverbsN): driven by rdma-core's NAME provider (LIBRARY)"
+# as lines "IBDEV NAME (built-in)" or "IBDEV NAME (rdma-core: LIBRARY)";
+# one sed for all the devices
+providers_read() {
+    providers=$(sed -n -e "s/^softverbs\[[0-9]*\] [A-Z] [^ ]*: \([^ ]*\) ([^)]*): driven by softverbs' built-in \([^ ]*\) provider.*/\1 \2 (built-in)/p" \
+                       -e "s/^softverbs\[[0-9]*\] [A-Z] [^ ]*: \([^ ]*\) ([^)]*): driven by rdma-core's \([^ ]*\) provider (\(.*\))\$/\1 \2 (rdma-core: \3)/p" \
+                    "$tmp/log" 2> /dev/null)
+}
+
+# provider_of VAR IBDEV: VAR = which provider drives IBDEV, "NAME
+# (built-in)" or "NAME (rdma-core: LIBRARY)" (the last the log names);
+# empty when the log does not say
+provider_of() {
+    local _rest="$providers$nl" _l _p=''
+    while [ -n "$_rest" ]; do
+        _l=${_rest%%"$nl"*} _rest=${_rest#*"$nl"}
+        case "$_l" in "$2 "*) _p=${_l#"$2 "} ;; esac
+    done
+    setvar "$1" "$_p"
+}
+
 # doctor_device IBDEV: its uverbs file, whether the library lists and opens
 # it, its ports, and a PD, MR, CQ and QP on it (adds to openable, usable)
 doctor_device() {
-    local dev="$1" drv nd uv desc line prov open ports active res pdesc bad k v fix
+    local dev="$1" drv nd uv desc line prov open ports active rest nports res pdesc bad k v fix
     chk=device
-    drv=$(kdriver "$dev"); nd=$(netdev_of "$dev"); uv=$(uverbs_of "$dev") || uv=''
+    kdriver drv "$dev"; netdev_of nd "$dev"; uverbs_of uv "$dev"
     desc="$dev ($drv${nd:+ on $nd})"
-    line=$(grep "^device name=$dev " "$tmp/probe")
-    prov=$(provider_of "$dev" "$tmp/log")
+    probe_lines line "device name=$dev "
+    provider_of prov "$dev"
     if [ -z "$uv" ]; then
-        p_fail "$desc: no uverbs character device" "$(sudo_)modprobe ib_uverbs"
+        p_fail "$desc: no uverbs character device" "${sudo}modprobe ib_uverbs"
         return
     fi
     doctor_devnode "$desc" "$uv" || return
@@ -166,23 +224,28 @@ doctor_device() {
             "SOFTVERBS_LOG=debug softverbs run ibv_devices  # names the reason; rdma-core's providers: apt-get install ibverbs-providers"
         return
     fi
-    open=$(field open "$line")
+    field open open "$line"
     if [ "$open" != ok ]; then
         p_fail "$desc: ibv_open_device failed ($open)" "SOFTVERBS_LOG=debug softverbs run ibv_devinfo -d $dev  # shows why"
         return
     fi
-    ports=$(grep "^port name=$dev " "$tmp/probe")
-    active=$(printf '%s\n' "$ports" | grep -c 'state=PORT_ACTIVE')
-    res=$(grep "^resources name=$dev " "$tmp/probe")
+    probe_lines ports "port name=$dev "
+    active=0 rest="$ports$nl"
+    while [ -n "$rest" ]; do
+        case "${rest%%"$nl"*}" in *state=PORT_ACTIVE*) active=$((active + 1)) ;; esac
+        rest=${rest#*"$nl"}
+    done
+    probe_lines res "resources name=$dev "
     [ -n "$prov" ] || prov="(not named in the debug log)"
-    pdesc="$desc: provider $prov, /dev/infiniband/$uv, $active of $(field ports "$line") port(s) active"
+    field nports ports "$line"
+    pdesc="$desc: provider $prov, /dev/infiniband/$uv, $active of $nports port(s) active"
     if [ "$active" = 0 ]; then
-        p_fail "$pdesc" "$(sudo_)ip link set ${nd:-<its netdev>} up"
+        p_fail "$pdesc" "${sudo}ip link set ${nd:-<its netdev>} up"
         return
     fi
     bad=''
     for k in pd mr cq qp; do
-        v=$(field $k " $res")
+        field v $k "$res"
         [ "$v" = ok ] || bad="$bad $k:$v"
     done
     if [ -n "$bad" ]; then
@@ -202,12 +265,13 @@ doctor_device() {
 # doctor_rxe_features IBDEV: what this kernel's rxe can do, as the probe
 # saw it
 doctor_rxe_features() {
-    local dev="$1" feat have='' lack='' k text
-    feat=$(grep "^features name=$dev " "$tmp/probe")
+    local dev="$1" feat have='' lack='' k v text
+    probe_lines feat "features name=$dev "
     [ -n "$feat" ] || return 0
     chk=rxe_features
     for k in atomic_write:'RDMA ATOMIC WRITE (6.2+)' flush:'FLUSH (6.2+)' odp:'ODP and ibv_advise_mr (7.x)'; do
-        if [ "$(field "${k%%:*}" " $feat")" = 1 ]; then have="$have, ${k#*:}"; else lack="$lack, ${k#*:}"; fi
+        field v "${k%%:*}" "$feat"
+        if [ "$v" = 1 ]; then have="$have, ${k#*:}"; else lack="$lack, ${k#*:}"; fi
     done
     text=${have:+has ${have#, }}
     [ -n "$lack" ] && text="${text:+$text; }lacks ${lack#, }"
@@ -218,16 +282,16 @@ doctor_rxe_features() {
 doctor_no_device() {
     local rxe nd
     chk=device
-    rxe=$(mod_state rdma_rxe)
+    mod_state rxe rdma_rxe
     if [ "$netns_mode" = exclusive ] && ! netns_is_init; then
         p_fail "no RDMA device in this network namespace (the netns mode is exclusive: a device is seen only in the namespace it belongs to)" \
-               "in the host's namespace: $(sudo_)rdma dev set <device> netns <this namespace>  # or for every namespace: rdma system set netns shared"
+               "in the host's namespace: ${sudo}rdma dev set <device> netns <this namespace>  # or for every namespace: rdma system set netns shared"
     elif [ "$rxe" = missing ]; then
         p_fail "no RDMA device, and this kernel has no rdma_rxe (Soft-RoCE)" \
-               "boot a kernel with CONFIG_RDMA_RXE (Debian's linux-image-amd64 has it), then: $(sudo_)softverbs rxe add <netdev>"
+               "boot a kernel with CONFIG_RDMA_RXE (Debian's linux-image-amd64 has it), then: ${sudo}softverbs rxe add <netdev>"
     else
-        nd=$(suggest_netdev)
-        p_fail "no RDMA device" "$(sudo_)softverbs rxe add $nd   # Soft-RoCE on $nd"
+        suggest_netdev nd
+        p_fail "no RDMA device" "${sudo}softverbs rxe add $nd   # Soft-RoCE on $nd"
     fi
 }
 
@@ -270,9 +334,10 @@ doctor_check_processes() {
 
 # doctor_check_iwarp: iWARP devices and the port mapper
 doctor_check_iwarp() {
-    local dev iw=''
+    local dev type iw=''
     for dev in $kdevs; do
-        case "$(rd "/sys/class/infiniband/$dev/node_type")" in *RNIC*) iw="$iw $dev" ;; esac
+        rd type "/sys/class/infiniband/$dev/node_type"
+        case "$type" in *RNIC*) iw="$iw $dev" ;; esac
     done
     [ -n "$iw" ] || return 0
     section "iwarp"
@@ -293,14 +358,17 @@ doctor_check_counters() {
 
 # doctor_check_modules: ib_uverbs, rdma_rxe, siw
 doctor_check_modules() {
-    local mods='' m
+    local mods='' m state
     section "kernel modules"
     chk=modules
-    for m in ib_uverbs rdma_rxe siw; do mods="$mods, $m $(mod_state $m)"; done
+    for m in ib_uverbs rdma_rxe siw; do
+        mod_state state $m
+        mods="$mods, $m $state"
+    done
     p_info "${mods#, }"
     case "${mods#, ib_uverbs }" in
         loaded,*|builtin,*) ;;
-        available,*) p_fail "ib_uverbs is not loaded: no program can reach a device" "$(sudo_)modprobe ib_uverbs" ;;
+        available,*) p_fail "ib_uverbs is not loaded: no program can reach a device" "${sudo}modprobe ib_uverbs" ;;
         *) p_fail "this kernel has no ib_uverbs (CONFIG_INFINIBAND_USER_ACCESS): no program can reach a device" \
                   "boot a kernel with RDMA support (Debian's linux-image-amd64 has it)" ;;
     esac
@@ -311,8 +379,10 @@ doctor_check_memlock() {
     local soft hard cap kib fix
     section "locked memory"
     chk=memlock
-    soft=$(ulimit -l); hard=$(ulimit -H -l)
-    cap=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2> /dev/null)
+    # (through a file: a $(ulimit) would be a process)
+    { ulimit -l; ulimit -H -l; } > "$tmp/ulimit"
+    { read -r soft; read -r hard; } < "$tmp/ulimit"
+    self_status cap CapEff
     cap=$(( (0x${cap:-0} >> 14) & 1 ))   # CAP_IPC_LOCK: the limit does not apply
     if [ "$soft" = unlimited ]; then
         p_ok "ulimit -l unlimited"
@@ -341,11 +411,13 @@ doctor_check_memlock() {
 # doctor_check_copy_on_fork: whether the kernel copies DMA-pinned pages at
 # fork (the probe asks the library)
 doctor_check_copy_on_fork() {
-    local line
+    local line cof status
     section "fork"
     chk=copy_on_fork
-    line=$(grep '^fork ' "$tmp/probe")
-    case "$(field copy_on_fork " $line")/$(field status " $line")" in
+    probe_lines line 'fork '
+    field cof copy_on_fork "$line"
+    field status status "$line"
+    case "$cof/$status" in
         1/*|*/UNNEEDED) p_info "kernel copy-on-fork: on (DMA-pinned pages are copied into a child at fork: fork() costs time and memory per registered MiB unless fork safety is on; with it on, pages registered only in part stay in the child)" ;;
         0/*|*/DISABLED|*/ENABLED) p_info "kernel copy-on-fork: off (a child can take registered pages from the parent: programs that fork need fork safety)" ;;
         *) p_info "kernel copy-on-fork: unknown (no probe)" ;;
@@ -379,7 +451,7 @@ doctor_check_max_map_count() {
     [ $budget -lt 0 ] && budget=0
     if [ "$mmc" -lt 65530 ]; then
         p_warn "vm.max_map_count $mmc: with fork safety on, only ~$budget separately placed MRs fit (each splits a mapping in two)" \
-               "$(sudo_)sysctl -w vm.max_map_count=262144  # permanently: echo vm.max_map_count=262144 > /etc/sysctl.d/90-rdma.conf"
+               "${sudo}sysctl -w vm.max_map_count=262144  # permanently: echo vm.max_map_count=262144 > /etc/sysctl.d/90-rdma.conf"
     else
         p_info "vm.max_map_count $mmc: with fork safety on, room for ~$budget separately placed MRs (each splits a mapping in two; adjacent MRs merge)"
     fi
@@ -388,13 +460,21 @@ doctor_check_max_map_count() {
 
 # doctor_check_huge_pages: hugetlbfs and transparent huge pages
 doctor_check_huge_pages() {
-    local hp_total hp_free hp_size thp
+    local k v unit hp_total=0 hp_free=0 hp_size='?' thp
     chk=huge_pages
-    # shellcheck disable=SC2046  # three words
-    set -- $(awk '/^HugePages_Total:/ { t = $2 } /^HugePages_Free:/ { f = $2 }
-                  /^Hugepagesize:/ { s = $2 $3 } END { print t + 0, f + 0, s }' /proc/meminfo)
-    hp_total=${1:-0} hp_free=${2:-0} hp_size=${3:-?}
-    thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2> /dev/null)
+    { while read -r k v unit; do
+        case "$k" in
+            HugePages_Total:) hp_total=$v ;;
+            HugePages_Free:) hp_free=$v ;;
+            Hugepagesize:) hp_size=$v$unit; break ;;  # (after the two)
+        esac
+    done < /proc/meminfo; } 2> /dev/null
+    # "always [madvise] never": the one in brackets
+    rd thp /sys/kernel/mm/transparent_hugepage/enabled
+    case "$thp" in
+        *\[*\]*) thp=${thp%\]*} thp=${thp##*\[} ;;
+        *) thp='' ;;
+    esac
     p_info "huge pages: hugetlbfs ${hp_free:-0} of ${hp_total:-0} free (${hp_size:-?}), transparent: ${thp:-?}"
     if [ "${hp_total:-0}" -gt 0 ] && [ -z "${RDMAV_HUGEPAGES_SAFE:-}" ]; then
         p_info "  programs that register hugetlbfs memory and fork: export RDMAV_HUGEPAGES_SAFE=1"
@@ -407,7 +487,7 @@ doctor_verdict() {
     local rc verdict w=''
     if [ $nprob -gt 0 ]; then
         section "problems"
-        [ $json = 1 ] || printf '%s\n' "$problems" | sed '1d'
+        [ $json = 1 ] || printf '%s\n' "${problems#"$nl"}"
     fi
     if [ $nfail = 0 ] && [ -n "$usable" ]; then
         [ $nwarn -gt 0 ] && w=", $nwarn warning(s)"
@@ -426,7 +506,7 @@ doctor_verdict() {
 # doctor_json RC VERDICT USER: the records as one JSON document. Strings
 # reach awk through the environment: -v would expand backslashes.
 doctor_json() {
-    SVJ_RC=$1 SVJ_VERDICT=$2 SVJ_USER=$3 SVJ_VERSION=$SV_VERSION SVJ_KERNEL=$(uname -r) \
+    SVJ_RC=$1 SVJ_VERDICT=$2 SVJ_USER=$3 SVJ_VERSION=$SV_VERSION SVJ_KERNEL=$kernel \
     SVJ_NFAIL=$nfail SVJ_NWARN=$nwarn awk '
         # str S: S as a JSON string (quote, backslash, control characters escaped)
         function str(s,    i, n, c, out) {
@@ -468,7 +548,7 @@ node_desc() { stat -c '%A %U:%G' "$1" 2> /dev/null; }
 perm_fix() {
     local pat="${1##*/}" mode grp fix
     case "$pat" in uverbs*) pat='uverbs*' ;; esac
-    fix="$(sudo_)chmod 666 $1  # until reboot; for good, a udev rule: echo 'KERNEL==\"$pat\", MODE=\"0666\"' | sudo tee /etc/udev/rules.d/90-rdma-mode.rules"
+    fix="${sudo}chmod 666 $1  # until reboot; for good, a udev rule: echo 'KERNEL==\"$pat\", MODE=\"0666\"' | sudo tee /etc/udev/rules.d/90-rdma-mode.rules"
     # shellcheck disable=SC2046  # two words
     set -- $(stat -c '%a %G' "$1" 2> /dev/null)
     mode=${1:-000} grp=${2:-root}
@@ -485,9 +565,9 @@ doctor_devnode() {
     local n="/dev/infiniband/$2" d
     chk=device_file
     if [ ! -c "$n" ]; then
-        d=$(rd "/sys/class/infiniband_verbs/$2/dev")
+        rd d "/sys/class/infiniband_verbs/$2/dev"
         p_fail "$1: sysfs has $2, but $n does not exist (a container started without the device, or no devtmpfs)" \
-               "containers: --device $n (and --device /dev/infiniband/rdma_cm); else: $(sudo_)mknod -m 666 $n c ${d%:*} ${d#*:}"
+               "containers: --device $n (and --device /dev/infiniband/rdma_cm); else: ${sudo}mknod -m 666 $n c ${d%:*} ${d#*:}"
         return 1
     fi
     if [ ! -r "$n" ] || [ ! -w "$n" ]; then
@@ -514,7 +594,7 @@ doctor_devfiles() {
     local n=/dev/infiniband/rdma_cm who="$user" nsd seen='' shut='' d
     chk=rdma_cm
     if [ ! -c $n ]; then
-        p_warn "no $n: librdmacm programs (rping, ucx and NCCL over rdma_cm, every siw connection) cannot run" "$(sudo_)modprobe rdma_ucm"
+        p_warn "no $n: librdmacm programs (rping, ucx and NCCL over rdma_cm, every siw connection) cannot run" "${sudo}modprobe rdma_ucm"
     elif [ ! -r $n ] || [ ! -w $n ]; then
         p_fail "$n ($(node_desc $n)) is not read-write for $who: librdmacm programs (rping, every siw connection) fail" "$(perm_fix $n)"
     elif ! { true 3<> $n; } 2> /dev/null; then
@@ -528,9 +608,9 @@ doctor_devfiles() {
     if netns_is_init; then nsd="this is the first network namespace"; else nsd="this process is in another network namespace"; fi
     case "$netns_mode" in
         shared) p_info "netns mode shared: every network namespace sees every RDMA device ($nsd)" \
-                       "for devices bound to one namespace each: $(sudo_)rdma system set netns exclusive" ;;
+                       "for devices bound to one namespace each: ${sudo}rdma system set netns exclusive" ;;
         exclusive) p_info "netns mode exclusive: a device is seen only in the network namespace it belongs to ($nsd)" \
-                          "to move one here: $(sudo_)rdma dev set <device> netns <namespace>" ;;
+                          "to move one here: ${sudo}rdma dev set <device> netns <namespace>" ;;
         *) p_info "netns mode unknown (rdma system show: apt-get install iproute2)" ;;
     esac
 
@@ -548,68 +628,74 @@ doctor_devfiles() {
 
 # is_roce IBDEV: an Ethernet port that is not iWARP
 is_roce() {
-    [ "$(rd "/sys/class/infiniband/$1/ports/1/link_layer")" = Ethernet ] || return 1
-    case "$(rd "/sys/class/infiniband/$1/node_type")" in *RNIC*) return 1 ;; esac
+    local l
+    rd l "/sys/class/infiniband/$1/ports/1/link_layer"
+    [ "$l" = Ethernet ] || return 1
+    rd l "/sys/class/infiniband/$1/node_type"
+    case "$l" in *RNIC*) return 1 ;; esac
     return 0
 }
 
-# ip6_text GID: the IPv6 text form of a full GID (leading zeros dropped,
-# the longest run of two or more zero groups written ::)
+# ip6_text VAR GID: VAR = the IPv6 text form of a full GID (leading zeros
+# dropped, the longest run of two or more zero groups written ::)
 ip6_text() {
-    local IFS=: g i=0 run=0 start=0 best=0 bstart=-1 out=''
+    local _var="$1" IFS=: _g _i=0 _run=0 _start=0 _best=0 _bstart=-1 _out=''
     # shellcheck disable=SC2086  # split on :
-    set -- $1
-    for g; do
-        if [ "$g" = 0000 ]; then
-            [ $run = 0 ] && start=$i
-            run=$((run + 1))
-            [ $run -gt $best ] && best=$run bstart=$start
+    set -- $2
+    for _g; do
+        if [ "$_g" = 0000 ]; then
+            [ $_run = 0 ] && _start=$_i
+            _run=$((_run + 1))
+            [ $_run -gt $_best ] && _best=$_run _bstart=$_start
         else
-            run=0
+            _run=0
         fi
-        i=$((i + 1))
+        _i=$((_i + 1))
     done
-    [ $best -lt 2 ] && bstart=-1
-    i=0
-    for g; do
-        if [ $bstart -ge 0 ] && [ $i -ge $bstart ] && [ $i -lt $((bstart + best)) ]; then
-            [ $i = $bstart ] && out="$out::"
+    [ $_best -lt 2 ] && _bstart=-1
+    _i=0
+    for _g; do
+        if [ $_bstart -ge 0 ] && [ $_i -ge $_bstart ] && [ $_i -lt $((_bstart + _best)) ]; then
+            [ $_i = $_bstart ] && _out="$_out::"
         else
-            while :; do case "$g" in 0?*) g=${g#0} ;; *) break ;; esac; done
-            case "$out" in ''|*::) out="$out$g" ;; *) out="$out:$g" ;; esac
+            while :; do case "$_g" in 0?*) _g=${_g#0} ;; *) break ;; esac; done
+            case "$_out" in ''|*::) _out="$_out$_g" ;; *) _out="$_out:$_g" ;; esac
         fi
-        i=$((i + 1))
+        _i=$((_i + 1))
     done
-    printf '%s' "$out"
+    setvar "$_var" "$_out"
 }
 
 # doctor_gids IBDEV PORTDIR: the port's GID table (index, type, netdev,
 # address) and the index to use for RoCE v2 over IPv4 and over IPv6
 doctor_gids() {
-    local dev="$1" pdir="$2" port="${2##*/}" ll roce=0 e g raw ty nd ip v4='' v6='' v6ll='' on n=0
-    ll=$(rd "$pdir/link_layer")
+    local dev="$1" pdir="$2" port="${2##*/}" ll roce=0 e g raw ty nd ip v4='' v6='' v6ll='' on n=0 drv
+    rd ll "$pdir/link_layer"
     [ "$ll" = Ethernet ] && is_roce "$dev" && roce=1
     on=$dev
     [ "$port" = 1 ] || on="$dev port $port"
     chk=gid_table
     # One grep reads the whole table (hundreds of entries, mostly zero): a
-    # process per entry would take minutes under emulation.
+    # process per entry would take minutes under emulation. The globs by
+    # length list the entries in numeric order (0-9, 10-99 ...; an index
+    # has 16 bits) without a sort; one that matches nothing is left to
+    # grep, which says so on stderr.
     # shellcheck disable=SC2013  # words: "INDEX:GID", no spaces
-    for e in $(grep -H -v '^0000:0000:0000:0000:0000:0000:0000:0000$' "$pdir"/gids/* 2> /dev/null |
-               sort -t / -k 9n); do
+    for e in $(grep -H -v '^0000:0000:0000:0000:0000:0000:0000:0000$' "$pdir"/gids/? \
+                   "$pdir"/gids/?? "$pdir"/gids/??? "$pdir"/gids/???? "$pdir"/gids/????? 2> /dev/null); do
         e=${e##*/}
         g=${e%%:*} raw=${e#*:}
         n=$((n + 1))
-        ty=$(rd "$pdir/gid_attrs/types/$g")
-        nd=$(rd "$pdir/gid_attrs/ndevs/$g")
+        rd ty "$pdir/gid_attrs/types/$g"
+        rd nd "$pdir/gid_attrs/ndevs/$g"
         if [ $roce = 0 ]; then
             p_info "$dev port $port GID index $g: $raw${ty:+ ($ty)}${nd:+, $nd}"
             continue
         fi
         case "$raw" in
-            0000:0000:0000:0000:0000:ffff:*) ip=$(gid_pretty "$raw"); ip="IPv4 ${ip#::ffff:}" ;;
-            fe80:*) ip="IPv6 $(ip6_text "$raw") (link-local)" ;;
-            *) ip="IPv6 $(ip6_text "$raw")" ;;
+            0000:0000:0000:0000:0000:ffff:*) gid_pretty ip "$raw"; ip="IPv4 ${ip#::ffff:}" ;;
+            fe80:*) ip6_text ip "$raw"; ip="IPv6 $ip (link-local)" ;;
+            *) ip6_text ip "$raw"; ip="IPv6 $ip" ;;
         esac
         p_info "$dev port $port GID index $g: ${ty:-type unknown}, ${nd:-no netdev}, $ip"
         [ "$ty" = "RoCE v2" ] || continue
@@ -625,8 +711,9 @@ doctor_gids() {
         if [ -n "$v4" ]; then
             p_info "  RoCE v2 over IPv4 on $on: GID index $v4 (e.g. ibv_rc_pingpong -d $dev -g $v4, ib_write_bw -d $dev -x $v4, NCCL_IB_GID_INDEX=$v4)"
         else
+            netdev_of nd "$dev"
             p_warn "$on has no RoCE v2 IPv4 GID" \
-                   "$(sudo_)ip addr add <address>/<prefix> dev $(netdev_of "$dev")  # its netdev needs an IPv4 address"
+                   "${sudo}ip addr add <address>/<prefix> dev $nd  # its netdev needs an IPv4 address"
         fi
         if [ -n "$v6" ]; then
             p_info "  RoCE v2 over IPv6 on $on: GID index $v6 (e.g. ib_write_bw -d $dev -x $v6, NCCL_IB_GID_INDEX=$v6)"
@@ -635,8 +722,13 @@ doctor_gids() {
         else
             p_info "  RoCE v2 over IPv6 on $on: no GID"
         fi
-    elif [ "$(kdriver "$dev")" = siw ] || grep -q "^device name=$dev transport=iWARP" "$tmp/probe"; then
-        p_info "  $dev is iWARP: no GID index; connect through rdma_cm to $(netdev_of "$dev")'s address"
+    else
+        kdriver drv "$dev"
+        probe_lines e "device name=$dev transport=iWARP"
+        if [ "$drv" = siw ] || [ -n "$e" ]; then
+            netdev_of nd "$dev"
+            p_info "  $dev is iWARP: no GID index; connect through rdma_cm to $nd's address"
+        fi
     fi
 }
 
@@ -657,7 +749,7 @@ uverbs_holders() {
 
 # doctor_holders: each process holding a uverbs file (from $tmp/holders)
 doctor_holders() {
-    local pid uv lastpid='' devs='' soft='' ibdev
+    local pid uv lastpid='' devs='' soft='' ibdev drv
     chk=uverbs_users
     if [ ! -s "$tmp/holders" ]; then
         if is_root; then p_info "no process has a /dev/infiniband/uverbs* file open"
@@ -674,9 +766,10 @@ doctor_holders() {
         fi
         [ "$pid" = end ] && break
         lastpid=$pid
-        ibdev=$(rd "/sys/class/infiniband_verbs/$uv/ibdev")
+        rd ibdev "/sys/class/infiniband_verbs/$uv/ibdev"
         devs="$devs, ${ibdev:-?} ($uv)"
-        case "$(kdriver "$ibdev")" in
+        kdriver drv "$ibdev"
+        case "$drv" in
             rxe) soft="$soft, rdma link delete $ibdev waits and modprobe -r rdma_rxe fails" ;;
             siw) soft="$soft, rdma link delete $ibdev waits and modprobe -r siw fails" ;;
         esac
@@ -719,21 +812,22 @@ doctor_map_count() {
             want=262144
             [ $((need * 2)) -gt $want ] && want=$((need * 2))
             p_warn "$what: near the limit; as many registrations again need ~$need, and an mmap or registration beyond the limit fails with ENOMEM" \
-                   "$(sudo_)sysctl -w vm.max_map_count=$want  # permanently: echo vm.max_map_count=$want > /etc/sysctl.d/90-rdma.conf"
+                   "${sudo}sysctl -w vm.max_map_count=$want  # permanently: echo vm.max_map_count=$want > /etc/sysctl.d/90-rdma.conf"
         else
             p_info "$what; as many registrations again need ~$need"
         fi
     done < "$tmp/holders"
 }
 
-# iwpmd_pid: the pid of a running iwpmd, if any (reads /proc/*/comm with
-# the shell's read: no process per pid)
+# iwpmd_pid VAR: VAR = the pid of a running iwpmd, if any (reads
+# /proc/*/comm with the shell's read: no process per pid)
 iwpmd_pid() {
-    local f c
-    for f in /proc/[0-9]*/comm; do
-        { IFS= read -r c < "$f"; } 2> /dev/null || continue
-        [ "$c" = iwpmd ] && { f=${f#/proc/}; echo "${f%/comm}"; return 0; }
+    local _f _c
+    for _f in /proc/[0-9]*/comm; do
+        { IFS= read -r _c < "$_f"; } 2> /dev/null || continue
+        [ "$_c" = iwpmd ] && { _f=${_f#/proc/}; setvar "$1" "${_f%/comm}"; return 0; }
     done
+    setvar "$1" ''
     return 1
 }
 
@@ -742,19 +836,22 @@ iwpmd_pid() {
 # devices that do not set IW_F_NO_PORT_MAP; siw sets it (its connections
 # are the kernel's own TCP sockets), iWARP NICs (cxgb4, irdma) do not.
 doctor_iwpmd() {
-    local pid='' dev start
+    local pid='' dev drv start
     chk=iwpmd
-    pid=$(iwpmd_pid) || pid=''
-    start="$(sudo_)systemctl start iwpmd"
+    iwpmd_pid pid
+    start="${sudo}systemctl start iwpmd"
     [ -x /usr/sbin/iwpmd ] || command -v iwpmd > /dev/null 2>&1 ||
-        start="$(sudo_)apt-get install rdma-core && $start"
+        start="${sudo}apt-get install rdma-core && $start"
     for dev in $1; do
         if [ -n "$pid" ]; then
             p_info "$dev: iwpmd runs (pid $pid): the kernel maps iWARP ports through it for devices that ask"
-        elif [ "$(kdriver "$dev")" = siw ]; then
+            continue
+        fi
+        kdriver drv "$dev"
+        if [ "$drv" = siw ]; then
             p_info "$dev (siw): iwpmd is not running, and siw does not need it: its connections are the kernel's own TCP sockets, so the kernel maps no port for it (IW_F_NO_PORT_MAP); iWARP NICs need it" "$start"
         else
-            p_warn "$dev ($(kdriver "$dev")): iwpmd is not running: this iWARP NIC's offloaded connections share the host's TCP ports without the kernel's port mapper, and can collide with them" "$start"
+            p_warn "$dev ($drv): iwpmd is not running: this iWARP NIC's offloaded connections share the host's TCP ports without the kernel's port mapper, and can collide with them" "$start"
         fi
     done
 }
@@ -763,12 +860,12 @@ doctor_iwpmd() {
 # the packet counts and the counters that explain retries and timeouts,
 # the non-zero ones with their values
 doctor_counters() {
-    local e name val pkts='' nz='' zero=''
+    local f name val pkts='' nz='' zero=''
     chk=hw_counters
-    # shellcheck disable=SC2013  # words: "PATH:VALUE", no spaces
-    for e in $(grep -H '' "$3"/* 2> /dev/null); do
-        e=${e##*/}
-        name=${e%%:*} val=${e#*:}
+    for f in "$3"/*; do
+        rd val "$f"
+        [ -n "$val" ] || continue
+        name=${f##*/}
         case "$name" in
             sent_pkts|rcvd_pkts) pkts="$pkts $name=$val" ;;
             *retry*|*rnr*|*seq*|duplicate_request|ack_deferred|local_ack_timeout_err|out_of_buffer|*nak*|*timeout*)
@@ -779,16 +876,17 @@ doctor_counters() {
     p_info "$1 port $2 counters:${pkts:- (no packet counts)}; retries:${nz:- none}${zero:+ (0: ${zero#, })}"
 }
 
-# suggest_netdev: an up, non-loopback interface with IPv4, else lo
+# suggest_netdev VAR: VAR = an up, non-loopback interface with IPv4, else lo
 suggest_netdev() {
-    local n
-    for n in /sys/class/net/*; do
-        n=${n##*/}
-        [ "$n" = lo ] && continue
-        [ "$(rd "/sys/class/net/$n/operstate")" = up ] || continue
-        if command -v ip > /dev/null 2>&1 && [ -n "$(ip -4 -o addr show dev "$n" 2> /dev/null)" ]; then
-            echo "$n"; return
+    local _n _state
+    for _n in /sys/class/net/*; do
+        _n=${_n##*/}
+        [ "$_n" = lo ] && continue
+        rd _state "/sys/class/net/$_n/operstate"
+        [ "$_state" = up ] || continue
+        if command -v ip > /dev/null 2>&1 && [ -n "$(ip -4 -o addr show dev "$_n" 2> /dev/null)" ]; then
+            setvar "$1" "$_n"; return
         fi
     done
-    echo lo
+    setvar "$1" lo
 }

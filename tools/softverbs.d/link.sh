@@ -111,7 +111,7 @@ cmd_link() {
 }
 
 link_add() {
-    local name="${1:-}" type="${3:-}" nd="${5:-}" file entries other
+    local name="${1:-}" type="${3:-}" nd="${5:-}" file entries other flags
     if [ $# != 5 ] || [ "$2" != type ] || [ "$4" != netdev ]; then
         msg "usage: softverbs link add NAME type uroce netdev IFNAME"; exit 2
     fi
@@ -142,7 +142,8 @@ link_add() {
         echo "$name $nd"
     } | link_write "$file" || exit 1
     echo "$name: uroce device on $nd, kept in $file"
-    [ $(($(rd "/sys/class/net/$nd/flags") & 0x1)) = 0 ] 2> /dev/null &&
+    rd flags "/sys/class/net/$nd/flags"
+    [ -n "$flags" ] && [ $((flags & 0x1)) = 0 ] &&
         msg "warning: $nd is down, so is $name's port: ip link set $nd up"
     link_note_env
 }
@@ -167,7 +168,7 @@ link_delete() {
 # (IFF_UP and IFF_RUNNING, as the library asks), DOWN, or MISSING when
 # this network namespace has no such interface.
 link_show() {
-    local entries name nd file flags state
+    local entries name nd file flags carrier state
     [ $# -le 1 ] || { msg "usage: softverbs link show [NAME]"; exit 2; }
     entries=$(link_entries)
     if [ $# = 1 ]; then
@@ -176,9 +177,9 @@ link_show() {
     fi
     [ -n "$entries" ] || { link_note_env; return 0; }
     printf '%s\n' "$entries" | while read -r name nd _ file; do
-        flags=$(rd "/sys/class/net/$nd/flags")
+        rd flags "/sys/class/net/$nd/flags"
         if [ -z "$flags" ]; then state=MISSING
-        elif [ $((flags & 0x1)) = 1 ] && [ "$(rd "/sys/class/net/$nd/carrier")" = 1 ]; then state=ACTIVE
+        elif [ $((flags & 0x1)) = 1 ] && rd carrier "/sys/class/net/$nd/carrier" && [ "$carrier" = 1 ]; then state=ACTIVE
         else state=DOWN
         fi
         echo "$name netdev $nd state $state file $file"

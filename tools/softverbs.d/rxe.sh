@@ -10,11 +10,14 @@ need_rdma_tool() {
 }
 
 rxe_devices() { # the Soft-RoCE devices, one per line: NAME NETDEV
-    local d
+    local d drv nd
     for d in /sys/class/infiniband/*; do
         [ -e "$d" ] || continue
         d=${d##*/}
-        [ "$(kdriver "$d")" = rxe ] && echo "$d $(netdev_of "$d")"
+        kdriver drv "$d"
+        [ "$drv" = rxe ] || continue
+        netdev_of nd "$d"
+        echo "$d $nd"
     done
 }
 
@@ -31,18 +34,19 @@ cmd_rxe() {
 }
 
 load_rxe() {
-    local err
+    local err kernel
     [ -d /sys/module/rdma_rxe ] && return 0
     err=$(modprobe rdma_rxe 2>&1) && return 0
     if ! modprobe -n -q rdma_rxe 2> /dev/null; then
-        die "this kernel ($(uname -r)) has no Soft-RoCE: module rdma_rxe not found. Boot a kernel built with CONFIG_RDMA_RXE (Debian's linux-image-amd64 is), or use soft-iWARP (siw) where the kernel has it."
+        kernel_release kernel
+        die "this kernel ($kernel) has no Soft-RoCE: module rdma_rxe not found. Boot a kernel built with CONFIG_RDMA_RXE (Debian's linux-image-amd64 is), or use soft-iWARP (siw) where the kernel has it."
     fi
     is_root || die "loading rdma_rxe needs root: sudo softverbs rxe add ..."
     die "modprobe rdma_rxe failed: $err"
 }
 
 rxe_add() {
-    local nd="${1:-}" name="${2:-}" i err uv existing
+    local nd="${1:-}" name="${2:-}" i err uv existing state
     if [ -z "$nd" ] || [ $# -gt 2 ]; then msg "usage: softverbs rxe add NETDEV [NAME]"; exit 2; fi
     [ -e "/sys/class/net/$nd" ] || die "no network interface '$nd' (ip link show lists them)"
     need_rdma_tool
@@ -64,22 +68,24 @@ rxe_add() {
     # The uverbs character device appears asynchronously (udev, devtmpfs).
     i=0
     while :; do
-        uv=$(uverbs_of "$name") && [ -c "/dev/infiniband/$uv" ] && break
+        uverbs_of uv "$name" && [ -c "/dev/infiniband/$uv" ] && break
         i=$((i + 1))
         [ $i -ge 100 ] && die "$name was created but no /dev/infiniband/uverbs* appeared for it (is ib_uverbs loaded?)"
         sleep 0.05
     done
     echo "$name: Soft-RoCE on $nd, /dev/infiniband/$uv"
-    [ "$(rd "/sys/class/net/$nd/operstate")" = down ] &&
+    rd state "/sys/class/net/$nd/operstate"
+    [ "$state" = down ] &&
         msg "warning: $nd is down, so is $name's port: ip link set $nd up"
     return 0
 }
 
 rxe_del() {
-    local name="${1:-}" err
+    local name="${1:-}" err drv
     if [ -z "$name" ] || [ $# != 1 ]; then msg "usage: softverbs rxe del NAME"; exit 2; fi
     [ -e "/sys/class/infiniband/$name" ] || die "no RDMA device named $name"
-    [ "$(kdriver "$name")" = rxe ] || die "$name is not a Soft-RoCE device (driver $(kdriver "$name"))"
+    kdriver drv "$name"
+    [ "$drv" = rxe ] || die "$name is not a Soft-RoCE device (driver $drv)"
     need_rdma_tool
     if ! err=$(rdma link delete "$name" 2>&1); then
         is_root || die "rdma link delete $name: $err (needs root)"
