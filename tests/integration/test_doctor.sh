@@ -24,8 +24,8 @@
 #               its order, the same exit status, and the rule's quotes
 #               escaped
 # Exit: 0 all as expected; 1 otherwise; 77 cannot run here.
-# About 300 s in the emulated VM (a doctor run is 10-18 s there), twice
-# that on a loaded machine:
+# About 70 s in the emulated VM on an idle 2-core host (a doctor run is
+# 4-6 s there), twice that on a loaded machine:
 # run-suite timeout: 1200
 set -u
 . "$(dirname "$0")/lib.sh"
