@@ -322,6 +322,43 @@ static int mtu_bytes(enum ibv_mtu m)
 	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128 << m : 0;
 }
 
+/* The table's row for cur -> next, or NULL. */
+static const struct transition *find_transition(int cur, int next)
+{
+	for (size_t i = 0; i < SV_ARRAY_SIZE(transitions); i++)
+		if (transitions[i].from == cur && transitions[i].to == next)
+			return &transitions[i];
+	return NULL;
+}
+
+/* The table's column for a QP type, or -1 (XRC, raw packet). */
+static int type_column(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_UD:
+		return T_UD;
+	case IBV_QPT_UC:
+		return T_UC;
+	case IBV_QPT_RC:
+		return T_RC;
+	default:
+		return -1;
+	}
+}
+
+int sv_qp_transition_masks(enum ibv_qp_type type, int cur, int next, int *req,
+			   int *opt)
+{
+	const struct transition *t = find_transition(cur, next);
+	int ti = type_column(type);
+
+	if (!t || ti < 0)
+		return -1;
+	*req = t->req[ti];
+	*opt = t->opt[ti];
+	return 0;
+}
+
 /* The transitions' table for what a QP in `from` may go to. */
 static const char *next_states(char *out, size_t cap, int from)
 {
@@ -353,27 +390,15 @@ static int explain_mask(const char *verb, const char *to, struct ibv_qp *qp, int
 		}
 		return 0;
 	}
-	for (size_t i = 0; i < SV_ARRAY_SIZE(transitions); i++)
-		if (transitions[i].from == cur && transitions[i].to == next)
-			t = &transitions[i];
+	t = find_transition(cur, next);
 	if (!t) {
 		say(verb, "a QP in %s cannot go to %s (it goes to %s)",
 		    sv_qp_state_name(cur), to, next_states(list, sizeof(list), cur));
 		return 1;
 	}
-	switch (qp->qp_type) {
-	case IBV_QPT_UD:
-		ti = T_UD;
-		break;
-	case IBV_QPT_UC:
-		ti = T_UC;
-		break;
-	case IBV_QPT_RC:
-		ti = T_RC;
-		break;
-	default:
+	ti = type_column(qp->qp_type);
+	if (ti < 0)
 		return 0; /* XRC, raw packet: not in our table */
-	}
 	missing = t->req[ti] & ~mask;
 	if (missing) {
 		say(verb, "attr_mask lacks %s (required for %s from %s)",

@@ -51,6 +51,14 @@ SV_COLD void sv_explain_post_state(const char *verb, const struct ibv_qp *qp,
 				   const char *needs);
 /* post_send found the send queue full: max_send_wr its capacity. */
 SV_COLD void sv_explain_send_full(const struct ibv_qp *qp, uint32_t max_send_wr);
+/* What IBTA's transition table (vol. 1, 11.2.5.2) says of cur -> next
+ * for a UD, UC or RC QP: 0 with the attr_mask bits it requires (*req) and
+ * allows (*opt), or -1 when the table has no such move or type (moves to
+ * RESET and ERR, which take IBV_QP_STATE alone, are not in it). The one
+ * table: ibv_modify_qp's explanation and providers that check the masks
+ * themselves (provider/uroce) read it. */
+int sv_qp_transition_masks(enum ibv_qp_type type, int cur, int next, int *req,
+			   int *opt);
 /* The names of a QP state and a QP type ("RTS", "RC"). */
 const char *sv_qp_state_name(int state);
 const char *sv_qp_type_name(enum ibv_qp_type t);

@@ -33,84 +33,11 @@
 
 /* ---- the transitions ------------------------------------------------------ */
 
-enum { T_UD, T_UC, T_RC, T_N };
-
-struct transition {
-	unsigned char from, to;
-	int req[T_N], opt[T_N];
-};
-
-#define M(x) IBV_QP_##x
-/* IBTA vol. 1 table 91 as the kernel's qp_state_table has it; moves to
- * RESET and ERR (from any state, with IBV_QP_STATE alone) are not listed */
-static const struct transition transitions[] = {
-	{ IBV_QPS_RESET, IBV_QPS_INIT,
-	  { M(PKEY_INDEX) | M(PORT) | M(QKEY),
-	    M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-	    M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS) },
-	  { 0, 0, 0 } },
-	{ IBV_QPS_INIT, IBV_QPS_INIT,
-	  { 0, 0, 0 },
-	  { M(PKEY_INDEX) | M(PORT) | M(QKEY),
-	    M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-	    M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS) } },
-	{ IBV_QPS_INIT, IBV_QPS_RTR,
-	  { 0, M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN),
-	    M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) |
-		    M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER) },
-	  { M(PKEY_INDEX) | M(QKEY),
-	    M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX),
-	    M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX) } },
-	{ IBV_QPS_RTR, IBV_QPS_RTS,
-	  { M(SQ_PSN), M(SQ_PSN),
-	    M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) | M(SQ_PSN) |
-		    M(MAX_QP_RD_ATOMIC) },
-	  { M(CUR_STATE) | M(QKEY),
-	    M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(PATH_MIG_STATE),
-	    M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-		    M(PATH_MIG_STATE) } },
-	{ IBV_QPS_RTS, IBV_QPS_RTS,
-	  { 0, 0, 0 },
-	  { M(CUR_STATE) | M(QKEY),
-	    M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) | M(PATH_MIG_STATE),
-	    M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) | M(PATH_MIG_STATE) |
-		    M(MIN_RNR_TIMER) } },
-	{ IBV_QPS_RTS, IBV_QPS_SQD,
-	  { 0, 0, 0 },
-	  { M(EN_SQD_ASYNC_NOTIFY), M(EN_SQD_ASYNC_NOTIFY),
-	    M(EN_SQD_ASYNC_NOTIFY) } },
-	{ IBV_QPS_SQD, IBV_QPS_RTS,
-	  { 0, 0, 0 },
-	  { M(CUR_STATE) | M(QKEY),
-	    M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(PATH_MIG_STATE),
-	    M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-		    M(PATH_MIG_STATE) } },
-	{ IBV_QPS_SQD, IBV_QPS_SQD,
-	  { 0, 0, 0 },
-	  { M(PKEY_INDEX) | M(QKEY),
-	    M(AV) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX) |
-		    M(PATH_MIG_STATE),
-	    M(PORT) | M(AV) | M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) |
-		    M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC) | M(ALT_PATH) |
-		    M(ACCESS_FLAGS) | M(PKEY_INDEX) | M(MIN_RNR_TIMER) |
-		    M(PATH_MIG_STATE) } },
-	{ IBV_QPS_SQE, IBV_QPS_RTS,
-	  { 0, 0, 0 },
-	  { M(CUR_STATE) | M(QKEY), M(CUR_STATE) | M(ACCESS_FLAGS), 0 } },
-};
-#undef M
-
-static int type_index(enum ibv_qp_type type)
-{
-	return type == IBV_QPT_UD ? T_UD : type == IBV_QPT_UC ? T_UC : T_RC;
-}
-
 /* The kernel's ib_modify_qp_is_ok: 0 or EINVAL (logged). */
 static int check_transition(const struct uroce_qp *qp, int cur, int next,
 			    int mask)
 {
-	const struct transition *t = NULL;
-	int ti = type_index(qp->core.qp.qp_type);
+	int req, opt;
 
 	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
 		if (mask & ~IBV_QP_STATE) {
@@ -120,24 +47,21 @@ static int check_transition(const struct uroce_qp *qp, int cur, int next,
 		}
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(transitions) / sizeof(transitions[0]); i++)
-		if (transitions[i].from == cur && transitions[i].to == next)
-			t = &transitions[i];
-	if (!t) {
+	if (sv_qp_transition_masks(qp->core.qp.qp_type, cur, next, &req, &opt)) {
 		sv_err("uroce: QP %#x cannot go from state %d to %d",
 		       qp->core.qp.qp_num, cur, next);
 		return EINVAL;
 	}
-	if ((mask & t->req[ti]) != t->req[ti]) {
+	if ((mask & req) != req) {
 		sv_err("uroce: QP %#x: attr_mask %#x lacks %#x, required from state %d to %d",
 		       qp->core.qp.qp_num, (unsigned int)mask,
-		       (unsigned int)(t->req[ti] & ~mask), cur, next);
+		       (unsigned int)(req & ~mask), cur, next);
 		return EINVAL;
 	}
-	if (mask & ~(t->req[ti] | t->opt[ti] | IBV_QP_STATE)) {
+	if (mask & ~(req | opt | IBV_QP_STATE)) {
 		sv_err("uroce: QP %#x: attr_mask %#x has %#x, not allowed from state %d to %d",
 		       qp->core.qp.qp_num, (unsigned int)mask,
-		       (unsigned int)(mask & ~(t->req[ti] | t->opt[ti] | IBV_QP_STATE)),
+		       (unsigned int)(mask & ~(req | opt | IBV_QP_STATE)),
 		       cur, next);
 		return EINVAL;
 	}
