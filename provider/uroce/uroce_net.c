@@ -55,7 +55,13 @@
  * signal blocked (it takes no signal of the program's), joined at
  * ibv_close_device. A forked child has no such thread (fork copies the
  * calling thread alone); closing an inherited context there closes the
- * child's descriptors only (the pid recorded at creation tells). It
+ * child's descriptors only (the pid recorded at creation tells).
+ * ibv_create_qp returns only once the new thread has made its
+ * allocations (the C library's and a sanitizer's thread setup, its
+ * receive buffer): a program that forks right after it must not find the
+ * thread inside malloc, for an allocator whose locks fork does not take
+ * (ASan's in GCC 12) leaves the child one locked for ever, and the
+ * child's own progress thread then hangs at its start. It
  * parses each datagram (uroce_parse), checks its ICRC, finds the QP and
  * hands the packet to the requester (ACKs) or the responder (requests)
  * under the context's qp_lock and the QP's lock. While the context has
@@ -72,6 +78,7 @@
 #include <linux/filter.h>
 #include <poll.h>
 #include <pwd.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +120,7 @@ struct uroce_net {
 	uint8_t nonce[8];              /* immutable */
 	int stop_rd, stop_wr;          /* the thread's stop pipe; immutable */
 	pthread_t thread;
+	sem_t ready;                   /* posted once the thread allocated */
 	pid_t pid;                     /* the process running the thread */
 	/* forwarding: a datagram socket named after the slot; immutable */
 	int fwd_fd;
@@ -651,6 +659,7 @@ static void *progress(void *arg)
 	uint8_t *buf = malloc(RX_BYTES);
 	struct timespec last_tick = { 0 };
 
+	sem_post(&net->ready);
 	if (!buf) {
 		sv_err("uroce: progress thread: out of memory");
 		return NULL;
@@ -705,6 +714,12 @@ static int start_thread(struct uroce_context *ctx)
 
 	if (pipe2(fds, O_CLOEXEC))
 		return errno;
+	if (sem_init(&net->ready, 0, 0)) {
+		ret = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
 	net->stop_rd = fds[0];
 	net->stop_wr = fds[1];
 	/* the thread inherits the mask: it takes none of the program's
@@ -714,10 +729,15 @@ static int start_thread(struct uroce_context *ctx)
 	ret = pthread_create(&net->thread, NULL, progress, ctx);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
+		sem_destroy(&net->ready);
 		close(fds[0]);
 		close(fds[1]);
 		return ret;
 	}
+	/* it never takes qp_lock (held here) before posting */
+	while (sem_wait(&net->ready) && errno == EINTR)
+		;
+	sem_destroy(&net->ready);
 	net->pid = getpid();
 	return 0;
 }
