@@ -33,9 +33,12 @@
  * index as its slot when that name is free, else the first free one. A
  * datagram whose slot is not the receiving context's is forwarded once
  * to that name, with its source address; one for a slot nobody holds is
- * dropped as an unknown QPN. So packets reach their QP whatever moved;
- * most go straight to it, and those of a moved context take one more
- * hop until it closes. 256 slots per address and namespace.
+ * dropped as an unknown QPN. A socket receives from the moment it
+ * joins, before its context knows its slot: what reaches it then for a
+ * QP is held and handled once the slot is known. So packets reach their
+ * QP whatever moved; most go straight to it, and those of a moved
+ * context take one more hop until it closes. 256 slots per address and
+ * namespace.
  *
  * Another user. The kernel puts sockets of different owners into
  * different groups only by refusing them: bind fails with EADDRINUSE
@@ -107,6 +110,8 @@
 #define MAX_SLOTS 256
 /* room for the largest packet: headers, one 4096-byte MTU, ICRC */
 #define RX_BYTES (UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + UROCE_ICRC_BYTES + 64)
+/* datagrams for QPs kept while probing, at most */
+#define HELD_MAX 256
 /* datagrams an empty ibv_poll_cq handles itself */
 #define POLL_BUDGET 16
 /* datagrams the progress thread handles per hold of qp_lock (poll(2)
@@ -127,9 +132,21 @@ struct uroce_net {
 	char fwd_dir[80];
 	unsigned long long ns_ino;     /* the network namespace's inode */
 	struct sockaddr_un fwd_name;
+	/* datagrams for QPs that reached the socket while it probed, in
+	 * order; handed on once the slot is known, then empty; only
+	 * uroce_net_start's */
+	struct held *held, **held_tail;
+	unsigned int nheld;
 	_Atomic uint64_t drops[UROCE_DROP_COUNT];
 	_Atomic uint64_t unknown_qpn;
 	_Atomic uint64_t forwarded;
+};
+
+struct held {
+	struct held *next;
+	struct sockaddr_in src;
+	size_t len;
+	uint8_t data[];
 };
 
 /* what a forwarded datagram carries in front of it */
@@ -430,23 +447,50 @@ static bool is_probe(const uint8_t *p, size_t len)
 	       !memcmp(p + UROCE_BTH_BYTES, PROBE_MAGIC, PROBE_MAGIC_BYTES);
 }
 
+/* A datagram for a QP that reached the socket before its context could
+ * forward it (the socket's index may be one that other contexts' QPNs
+ * name, or the kernel's hash may pick it): kept, to be handed on once
+ * the slot is known. */
+static void hold(struct uroce_net *net, const uint8_t *buf, size_t len,
+		 const struct sockaddr_in *src)
+{
+	struct held *h;
+
+	if (net->nheld >= HELD_MAX || !(h = malloc(sizeof(*h) + len))) {
+		atomic_fetch_add(&net->unknown_qpn, 1);
+		return;
+	}
+	h->next = NULL;
+	h->src = *src;
+	h->len = len;
+	memcpy(h->data, buf, len);
+	*net->held_tail = h;
+	net->held_tail = &h->next;
+	net->nheld++;
+}
+
 /* Our probes that arrive within PROBE_QUIET_MS of each other: the
- * smallest k, or MAX_SLOTS for none. */
-static uint32_t probe_collect(const struct uroce_net *net)
+ * smallest k, or MAX_SLOTS for none. Others' probes are dropped, every
+ * other datagram held. */
+static uint32_t probe_collect(struct uroce_net *net)
 {
 	uint32_t best = MAX_SLOTS;
 	uint8_t buf[RX_BYTES];
 	struct pollfd pfd = { .fd = net->fd, .events = POLLIN };
 
 	while (poll(&pfd, 1, PROBE_QUIET_MS) > 0) {
-		ssize_t n = recv(net->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		struct sockaddr_in src;
+		socklen_t srclen = sizeof(src);
+		ssize_t n = recvfrom(net->fd, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&src, &srclen);
 
 		if (n < 0)
 			continue;
-		/* a datagram of another context's probe, or for a QP:
-		 * there is none yet on this socket */
-		if (!is_probe(buf, (size_t)n) ||
-		    memcmp(buf + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8))
+		if (!is_probe(buf, (size_t)n)) {
+			hold(net, buf, (size_t)n, &src);
+			continue;
+		}
+		if (memcmp(buf + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8))
 			continue;
 		if (buf[PROBE_BYTES - 1] < best)
 			best = buf[PROBE_BYTES - 1];
@@ -744,6 +788,18 @@ static int start_thread(struct uroce_context *ctx)
 
 /* ---- start, stop -------------------------------------------------------------- */
 
+static void free_held(struct uroce_net *net)
+{
+	while (net->held) {
+		struct held *next = net->held->next;
+
+		free(net->held);
+		net->held = next;
+	}
+	net->held_tail = &net->held;
+	net->nheld = 0;
+}
+
 int uroce_net_start(struct uroce_context *ctx)
 {
 	struct uroce_net *net;
@@ -754,6 +810,7 @@ int uroce_net_start(struct uroce_context *ctx)
 	net = calloc(1, sizeof(*net));
 	if (!net)
 		return ENOMEM;
+	net->held_tail = &net->held;
 	ret = first_ipv4(ctx, &net->addr);
 	if (ret)
 		goto err_free;
@@ -778,11 +835,16 @@ int uroce_net_start(struct uroce_context *ctx)
 	}
 	sv_info("uroce: %s: UDP %s:%d, place %u in its group", ctx->netdev,
 		inet_ntoa(net->addr.sin_addr), UROCE_UDP_PORT, net->slot);
+	/* before anything the thread receives (it waits for qp_lock) */
+	for (struct held *h = net->held; h; h = h->next)
+		handle(ctx, h->data, h->len, &h->src, false);
+	free_held(net);
 	return 0;
 
 err_close:
 	close(net->fd);
 err_free:
+	free_held(net);
 	free(net);
 	return ret;
 }
