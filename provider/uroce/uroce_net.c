@@ -33,9 +33,12 @@
  * index as its slot when that name is free, else the first free one. A
  * datagram whose slot is not the receiving context's is forwarded once
  * to that name, with its source address; one for a slot nobody holds is
- * dropped as an unknown QPN. So packets reach their QP whatever moved;
- * most go straight to it, and those of a moved context take one more
- * hop until it closes. 256 slots per address and namespace.
+ * dropped as an unknown QPN. A socket receives from the moment it
+ * joins, before its context knows its slot: what reaches it then for a
+ * QP is held and handled once the slot is known. So packets reach their
+ * QP whatever moved; most go straight to it, and those of a moved
+ * context take one more hop until it closes. 256 slots per address and
+ * namespace.
  *
  * Another user. The kernel puts sockets of different owners into
  * different groups only by refusing them: bind fails with EADDRINUSE
@@ -55,7 +58,13 @@
  * signal blocked (it takes no signal of the program's), joined at
  * ibv_close_device. A forked child has no such thread (fork copies the
  * calling thread alone); closing an inherited context there closes the
- * child's descriptors only (the pid recorded at creation tells). It
+ * child's descriptors only (the pid recorded at creation tells).
+ * ibv_create_qp returns only once the new thread has made its
+ * allocations (the C library's and a sanitizer's thread setup, its
+ * receive buffer): a program that forks right after it must not find the
+ * thread inside malloc, for an allocator whose locks fork does not take
+ * (ASan's in GCC 12) leaves the child one locked for ever, and the
+ * child's own progress thread then hangs at its start. It
  * parses each datagram (uroce_parse), checks its ICRC, finds the QP and
  * hands the packet to the requester (ACKs) or the responder (requests)
  * under the context's qp_lock and the QP's lock. While the context has
@@ -72,6 +81,7 @@
 #include <linux/filter.h>
 #include <poll.h>
 #include <pwd.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +110,8 @@
 #define MAX_SLOTS 256
 /* room for the largest packet: headers, one 4096-byte MTU, ICRC */
 #define RX_BYTES (UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + UROCE_ICRC_BYTES + 64)
+/* datagrams for QPs kept while probing, at most */
+#define HELD_MAX 256
 /* datagrams an empty ibv_poll_cq handles itself */
 #define POLL_BUDGET 16
 /* datagrams the progress thread handles per hold of qp_lock (poll(2)
@@ -113,15 +125,28 @@ struct uroce_net {
 	uint8_t nonce[8];              /* immutable */
 	int stop_rd, stop_wr;          /* the thread's stop pipe; immutable */
 	pthread_t thread;
+	sem_t ready;                   /* posted once the thread allocated */
 	pid_t pid;                     /* the process running the thread */
 	/* forwarding: a datagram socket named after the slot; immutable */
 	int fwd_fd;
 	char fwd_dir[80];
 	unsigned long long ns_ino;     /* the network namespace's inode */
 	struct sockaddr_un fwd_name;
+	/* datagrams for QPs that reached the socket while it probed, in
+	 * order; handed on once the slot is known, then empty; only
+	 * uroce_net_start's */
+	struct held *held, **held_tail;
+	unsigned int nheld;
 	_Atomic uint64_t drops[UROCE_DROP_COUNT];
 	_Atomic uint64_t unknown_qpn;
 	_Atomic uint64_t forwarded;
+};
+
+struct held {
+	struct held *next;
+	struct sockaddr_in src;
+	size_t len;
+	uint8_t data[];
 };
 
 /* what a forwarded datagram carries in front of it */
@@ -422,23 +447,50 @@ static bool is_probe(const uint8_t *p, size_t len)
 	       !memcmp(p + UROCE_BTH_BYTES, PROBE_MAGIC, PROBE_MAGIC_BYTES);
 }
 
+/* A datagram for a QP that reached the socket before its context could
+ * forward it (the socket's index may be one that other contexts' QPNs
+ * name, or the kernel's hash may pick it): kept, to be handed on once
+ * the slot is known. */
+static void hold(struct uroce_net *net, const uint8_t *buf, size_t len,
+		 const struct sockaddr_in *src)
+{
+	struct held *h;
+
+	if (net->nheld >= HELD_MAX || !(h = malloc(sizeof(*h) + len))) {
+		atomic_fetch_add(&net->unknown_qpn, 1);
+		return;
+	}
+	h->next = NULL;
+	h->src = *src;
+	h->len = len;
+	memcpy(h->data, buf, len);
+	*net->held_tail = h;
+	net->held_tail = &h->next;
+	net->nheld++;
+}
+
 /* Our probes that arrive within PROBE_QUIET_MS of each other: the
- * smallest k, or MAX_SLOTS for none. */
-static uint32_t probe_collect(const struct uroce_net *net)
+ * smallest k, or MAX_SLOTS for none. Others' probes are dropped, every
+ * other datagram held. */
+static uint32_t probe_collect(struct uroce_net *net)
 {
 	uint32_t best = MAX_SLOTS;
 	uint8_t buf[RX_BYTES];
 	struct pollfd pfd = { .fd = net->fd, .events = POLLIN };
 
 	while (poll(&pfd, 1, PROBE_QUIET_MS) > 0) {
-		ssize_t n = recv(net->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		struct sockaddr_in src;
+		socklen_t srclen = sizeof(src);
+		ssize_t n = recvfrom(net->fd, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&src, &srclen);
 
 		if (n < 0)
 			continue;
-		/* a datagram of another context's probe, or for a QP:
-		 * there is none yet on this socket */
-		if (!is_probe(buf, (size_t)n) ||
-		    memcmp(buf + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8))
+		if (!is_probe(buf, (size_t)n)) {
+			hold(net, buf, (size_t)n, &src);
+			continue;
+		}
+		if (memcmp(buf + UROCE_BTH_BYTES + PROBE_MAGIC_BYTES, net->nonce, 8))
 			continue;
 		if (buf[PROBE_BYTES - 1] < best)
 			best = buf[PROBE_BYTES - 1];
@@ -651,6 +703,7 @@ static void *progress(void *arg)
 	uint8_t *buf = malloc(RX_BYTES);
 	struct timespec last_tick = { 0 };
 
+	sem_post(&net->ready);
 	if (!buf) {
 		sv_err("uroce: progress thread: out of memory");
 		return NULL;
@@ -705,6 +758,12 @@ static int start_thread(struct uroce_context *ctx)
 
 	if (pipe2(fds, O_CLOEXEC))
 		return errno;
+	if (sem_init(&net->ready, 0, 0)) {
+		ret = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
 	net->stop_rd = fds[0];
 	net->stop_wr = fds[1];
 	/* the thread inherits the mask: it takes none of the program's
@@ -714,15 +773,32 @@ static int start_thread(struct uroce_context *ctx)
 	ret = pthread_create(&net->thread, NULL, progress, ctx);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
+		sem_destroy(&net->ready);
 		close(fds[0]);
 		close(fds[1]);
 		return ret;
 	}
+	/* it never takes qp_lock (held here) before posting */
+	while (sem_wait(&net->ready) && errno == EINTR)
+		;
+	sem_destroy(&net->ready);
 	net->pid = getpid();
 	return 0;
 }
 
 /* ---- start, stop -------------------------------------------------------------- */
+
+static void free_held(struct uroce_net *net)
+{
+	while (net->held) {
+		struct held *next = net->held->next;
+
+		free(net->held);
+		net->held = next;
+	}
+	net->held_tail = &net->held;
+	net->nheld = 0;
+}
 
 int uroce_net_start(struct uroce_context *ctx)
 {
@@ -734,6 +810,7 @@ int uroce_net_start(struct uroce_context *ctx)
 	net = calloc(1, sizeof(*net));
 	if (!net)
 		return ENOMEM;
+	net->held_tail = &net->held;
 	ret = first_ipv4(ctx, &net->addr);
 	if (ret)
 		goto err_free;
@@ -758,11 +835,16 @@ int uroce_net_start(struct uroce_context *ctx)
 	}
 	sv_info("uroce: %s: UDP %s:%d, place %u in its group", ctx->netdev,
 		inet_ntoa(net->addr.sin_addr), UROCE_UDP_PORT, net->slot);
+	/* before anything the thread receives (it waits for qp_lock) */
+	for (struct held *h = net->held; h; h = h->next)
+		handle(ctx, h->data, h->len, &h->src, false);
+	free_held(net);
 	return 0;
 
 err_close:
 	close(net->fd);
 err_free:
+	free_held(net);
 	free(net);
 	return ret;
 }

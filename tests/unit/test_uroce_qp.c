@@ -875,6 +875,97 @@ START_TEST(a_socket_that_moved_still_gets_its_own)
 }
 END_TEST
 
+/* n UD SEND ONLY WITH IMMEDIATE packets to qpn on lo, immediates
+ * base..base+n-1, one every gap_us, from a plain UDP socket as a peer
+ * sends them (DF: IPv4 ID 0, what the receiver's ICRC check assumes).
+ * For a forked child: 0, or the step that failed. */
+static int raw_ud_burst(uint32_t qpn, uint32_t base, int n, unsigned int gap_us)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(4791),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in me = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t melen = sizeof(me);
+	int df = IP_PMTUDISC_DO;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) ||
+	    getsockname(fd, (struct sockaddr *)&me, &melen) ||
+	    setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &df, sizeof(df)))
+		return 1;
+	for (int i = 0; i < n; i++) {
+		struct uroce_pkt pkt = { 0 };
+		struct uroce_ipudp ip = { .ip4_id = 0, .ip4_frag_off = 0x4000,
+					  .sport = ntohs(me.sin_port),
+					  .dport = 4791 };
+		uint8_t buf[128];
+		int len;
+
+		pkt.bth.opcode = UROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE;
+		pkt.bth.pkey = 0xffff;
+		pkt.bth.dest_qpn = qpn;
+		pkt.bth.psn = (uint32_t)i;
+		pkt.deth.qkey = 0x11111111;
+		pkt.deth.src_qpn = 0x77;
+		pkt.imm = base + (uint32_t)i;
+		len = uroce_build(buf, sizeof(buf), &pkt, "burst", 5);
+		if (len <= 0)
+			return 2;
+		memcpy(ip.saddr, &me.sin_addr, 4);
+		memcpy(ip.daddr, &to.sin_addr, 4);
+		uroce_icrc_fill(&ip, buf, (size_t)len);
+		if (sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&to,
+			   sizeof(to)) != len)
+			return 3;
+		usleep(gap_us);
+	}
+	close(fd);
+	return 0;
+}
+
+/* A socket that joins the group takes at once every datagram steered to
+ * its index, while its context still probes for that index: those for
+ * other contexts' QPs are handed on once it knows its slot, not dropped.
+ * z moves into x's place, so its QPNs name the index the next socket
+ * gets; a peer sends to z while w joins there. UD keeps no order (some
+ * take one hop more): each immediate must arrive, once. Eight of them:
+ * a unix datagram socket queues net.unix.max_dgram_qlen (10) at most,
+ * and w forwards all it held at once. */
+START_TEST(packets_during_a_join_still_get_their_own)
+{
+	static struct ud_end x, y, z, w;
+	uint32_t seen = 0;
+	int status;
+	pid_t pid;
+
+	if (!ud_open(&x) || !ud_open(&y) || !ud_open(&z))
+		return;
+	ud_close(&x);
+	for (int i = 0; i < 8; i++)
+		post_recv(z.e.qp, z.mr, z.buf, 128, (uint64_t)i);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(raw_ud_burst(z.e.qp->qp_num, 0x500, 8, 2500));
+	ck_assert(ud_open(&w));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	for (int i = 0; i < 8; i++) {
+		uint32_t imm = ud_recv_one(&z);
+
+		ck_assert_uint_ge(imm, 0x500);
+		ck_assert_uint_lt(imm, 0x500 + 8);
+		ck_assert(!(seen & 1u << (imm - 0x500)));
+		seen |= 1u << (imm - 0x500);
+	}
+	ud_close(&y);
+	ud_close(&z);
+	ud_close(&w);
+}
+END_TEST
+
 /* Datagrams that are no good RoCE packet for a live QP cost nothing:
  * each is counted and dropped, no completion appears. */
 START_TEST(bad_packets_are_counted_and_dropped)
@@ -1128,6 +1219,7 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, two_contexts_each_get_their_own);
 	tcase_add_test(tc, two_processes_each_get_their_own);
 	tcase_add_test(tc, a_socket_that_moved_still_gets_its_own);
+	tcase_add_test(tc, packets_during_a_join_still_get_their_own);
 	tcase_add_test(tc, bad_packets_are_counted_and_dropped);
 	tcase_add_test(tc, another_user_is_refused);
 	suite_add_tcase(s, tc);
