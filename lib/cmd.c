@@ -35,24 +35,6 @@ static size_t udata_resp_len(const struct sv_udata *u)
 	return u && u->resp ? u->resp_len : 0;
 }
 
-/* Send buf (len bytes); 0 or -errno. The kernel answers a whole write
- * or an error, never part of one. */
-static int send_cmd(int fd, const void *buf, size_t len)
-{
-	ssize_t n = sv_cmd_write_fn(fd, buf, len);
-
-	if (n < 0)
-		return errno ? errno : EIO;
-	if ((size_t)n != len)
-		return EIO;
-	return 0;
-}
-
-int sv_cmd_send(struct ibv_context *ctx, const void *cmd, size_t len)
-{
-	return send_cmd(ctx->cmd_fd, cmd, len);
-}
-
 static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
 		      void *req, size_t req_len, void *resp, size_t resp_len,
 		      struct sv_udata *udata)
@@ -119,7 +101,7 @@ static int exec_write(struct ibv_context *ctx, uint32_t command, int ex,
 	if (ureq)
 		memcpy(in + hdr_len + req_len, udata->req, ureq);
 
-	ret = send_cmd(ctx->cmd_fd, in, in_len);
+	ret = sv_cmd_send(ctx, in, in_len);
 	if (!ret && uresp) {
 		memcpy(resp, out, resp_len);
 		memcpy(udata->resp, out + resp_len, uresp);

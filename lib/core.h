@@ -226,9 +226,18 @@ int sv_context_finish_open(struct verbs_context *vctx);
 extern ssize_t (*sv_cmd_write_fn)(int fd, const void *buf, size_t len)
 	__attribute__((visibility("hidden")));
 /* Write a legacy command the caller laid out whole (header, request with
- * its response address): for the few on the hot paths. 0 or a positive
- * errno. */
-int sv_cmd_send(struct ibv_context *ctx, const void *cmd, size_t len);
+ * its response address): for the few on the hot paths, so inline (a call
+ * level less on ibv_reg_mr and ibv_dereg_mr). 0 or a positive errno. The
+ * kernel answers a whole write or an error, never part of one. */
+static inline int sv_cmd_send(struct ibv_context *ctx, const void *cmd,
+			      size_t len)
+{
+	ssize_t n = sv_cmd_write_fn(ctx->cmd_fd, cmd, len);
+
+	if (n < 0)
+		return errno ? errno : EIO;
+	return (size_t)n == len ? 0 : EIO;
+}
 extern int (*sv_cmd_ioctl_fn)(int fd, unsigned long request, void *arg)
 	__attribute__((visibility("hidden")));
 

@@ -61,19 +61,26 @@ static atomic_int exact_pages = -1;
 static range_map_advise_fn probe_advise = madvise;
 
 /* MRs registered while fork safety was off, not yet in the map: an
- * open-addressing hash set keyed by the MR pointer (linear probing,
- * at most half full, deletion by backward shift). */
+ * open-addressing hash set keyed by the MR pointer (linear probing, at
+ * most half full counting the marks of removed notes). A removal leaves
+ * a mark (NOTE_GONE) rather than shifting the rest of the probe run
+ * back: ibv_dereg_mr then costs the same whatever lies next to its note
+ * (the shift cost 20 instructions a neighbour, and the neighbours depend
+ * on the heap's layout). An insert reuses a mark; the marks go when the
+ * table is rebuilt. */
 struct mr_note {
-	const void *mr; /* NULL: free slot */
+	const void *mr; /* NULL: free slot; NOTE_GONE: a removed note */
 	void *base;
 	size_t len;
 };
+#define NOTE_GONE ((const void *)1)
 static struct {
 	atomic_int lock;         /* guards everything below (notes_lock) */
 	struct mr_note *slot;
 	size_t mask;             /* capacity - 1 (capacity a power of 2) */
 	unsigned int shift;      /* 64 - log2(capacity), for note_hash */
-	size_t count;
+	size_t count;            /* notes */
+	size_t gone;             /* NOTE_GONE marks */
 	int to_map;              /* 1: fork safety on, MRs go to the map */
 } notes;
 static void notes_lock(void)
@@ -128,6 +135,7 @@ static void atfork_child(void)
 	notes.slot = NULL;
 	notes.mask = 0;
 	notes.count = 0;
+	notes.gone = 0;
 	atomic_store_explicit(&notes_count, 0, memory_order_relaxed);
 	atomic_store(&notes.lock, 0);
 	sv_inherit_fork_child();
@@ -465,26 +473,39 @@ static size_t note_hash(const void *mr)
 			 0x9e3779b97f4a7c15ull) >> notes.shift);
 }
 
-/* Room for one more note; notes.lock held. 0 or -ENOMEM. */
+static int note_live(const struct mr_note *n)
+{
+	return n->mr && n->mr != NOTE_GONE;
+}
+
+/* Room for one more note; notes.lock held. 0 or -ENOMEM. A table
+ * half full of notes and marks is rebuilt without the marks: twice the
+ * size if a quarter of it are notes, else the same size (at least a
+ * quarter of it free for inserts until the next rebuild). */
 static int notes_reserve(void)
 {
 	struct mr_note *old = notes.slot, *fresh;
 	size_t old_cap = old ? notes.mask + 1 : 0;
-	size_t cap = old_cap ? old_cap * 2 : 64;
+	size_t cap;
 
-	if (old && (notes.count + 1) * 2 <= old_cap)
+	if (old && (notes.count + notes.gone + 1) * 2 <= old_cap)
 		return 0;
-	/* rare (capacity doubles), and the lock is not the map's */
+	if (!old)
+		cap = 64;
+	else
+		cap = (notes.count + 1) * 4 > old_cap ? old_cap * 2 : old_cap;
+	/* rare, and the lock is not the map's */
 	fresh = calloc(cap, sizeof(*fresh));
 	if (!fresh)
 		return -ENOMEM;
 	notes.slot = fresh;
 	notes.mask = cap - 1;
 	notes.shift = 64 - (unsigned int)__builtin_ctzll((unsigned long long)cap);
+	notes.gone = 0;
 	for (size_t i = 0; i < old_cap; i++) {
 		size_t j;
 
-		if (!old[i].mr)
+		if (!note_live(&old[i]))
 			continue;
 		for (j = note_hash(old[i].mr) & notes.mask; fresh[j].mr;
 		     j = (j + 1) & notes.mask)
@@ -495,32 +516,26 @@ static int notes_reserve(void)
 	return 0;
 }
 
+/* Mark slot i's note removed; notes.lock held. */
+static void note_drop(size_t i)
+{
+	notes.slot[i].mr = NOTE_GONE;
+	notes.gone++;
+	notes.count--;
+	atomic_store_explicit(&notes_count, notes.count, memory_order_relaxed);
+}
+
 /* Remove the note {mr, base, len}; notes.lock held. 1 if it was there. */
 static int notes_remove(const void *mr, void *base, size_t len)
 {
-	size_t i, j;
-
-	for (i = note_hash(mr) & notes.mask; notes.slot[i].mr;
+	for (size_t i = note_hash(mr) & notes.mask; notes.slot[i].mr;
 	     i = (i + 1) & notes.mask)
 		if (notes.slot[i].mr == mr && notes.slot[i].base == base &&
-		    notes.slot[i].len == len)
-			break;
-	if (!notes.slot[i].mr)
-		return 0;
-	/* backward shift: pull later entries of the probe run into the
-	 * hole unless they sit between their home and the hole */
-	for (j = (i + 1) & notes.mask; notes.slot[j].mr; j = (j + 1) & notes.mask) {
-		size_t home = note_hash(notes.slot[j].mr) & notes.mask;
-
-		if (((j - home) & notes.mask) >= ((j - i) & notes.mask)) {
-			notes.slot[i] = notes.slot[j];
-			i = j;
+		    notes.slot[i].len == len) {
+			note_drop(i);
+			return 1;
 		}
-	}
-	notes.slot[i].mr = NULL;
-	notes.count--;
-	atomic_store_explicit(&notes_count, notes.count, memory_order_relaxed);
-	return 1;
+	return 0;
 }
 
 /* Put every note into the range map (refcounts; madvise only if the map
@@ -533,15 +548,12 @@ static int notes_flush(int for_good)
 
 	notes_lock();
 	for (size_t i = 0; notes.count && i <= notes.mask; i++) {
-		struct mr_note n = notes.slot[i];
-
-		if (!n.mr)
+		if (!note_live(&notes.slot[i]))
 			continue;
-		ret = range_add(n.base, n.len);
+		ret = range_add(notes.slot[i].base, notes.slot[i].len);
 		if (ret)
 			break;
-		notes_remove(n.mr, n.base, n.len);
-		i--; /* the shift may have pulled another note into slot i */
+		note_drop(i);
 	}
 	if (!ret && for_good) {
 		notes.to_map = 1;
@@ -573,9 +585,13 @@ int sv_fork_mr_record(const void *mr, void *base, size_t len)
 	if (!ret) {
 		size_t i;
 
-		for (i = note_hash(mr) & notes.mask; notes.slot[i].mr;
+		/* the first free slot or mark of the probe run (MR pointers
+		 * are unique: no note for mr is further along) */
+		for (i = note_hash(mr) & notes.mask; note_live(&notes.slot[i]);
 		     i = (i + 1) & notes.mask)
 			;
+		if (notes.slot[i].mr == NOTE_GONE)
+			notes.gone--;
 		notes.slot[i] = (struct mr_note){ mr, base, len };
 		notes.count++;
 		atomic_store_explicit(&notes_count, notes.count,

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core.h"
 
@@ -251,6 +253,53 @@ START_TEST(odp_mr_never_enters_the_fork_map)
 	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
 	ck_assert_int_eq(softverbs_fork_stats(&st, sizeof(st)), 0);
 	ck_assert_uint_eq(st.tracked_pages, 0);
+}
+END_TEST
+
+/* With fork safety off an MR is only noted (lib/fork.c's hash set); the
+ * stats build the map from the notes. Registrations and deregistrations
+ * interleaved, past the set's growth and its rebuilds, leave the notes
+ * of exactly the live MRs: one range each (each MR on its own page, a
+ * page apart), none after the last deregistration. Runs in its own
+ * child: nothing else registered. */
+START_TEST(mr_notes_follow_reg_and_dereg)
+{
+	enum { N = 600 };
+	const uint32_t r[3] = { 5, 0x100, 0x200 }; /* handle, lkey, rkey */
+	struct ibv_pd pd = { .context = NULL, .handle = 9 };
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	static struct ibv_mr *mr[N];
+	struct softverbs_fork_stats st;
+	unsigned int live = 0;
+	uint8_t *area;
+
+	pd.context = ibctx;
+	area = mmap(NULL, 2 * page * N, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(area, MAP_FAILED);
+	set_reply(r, sizeof(r));
+	for (unsigned int round = 0; round < 12; round++) {
+		for (unsigned int i = 0; i < N; i++) {
+			if (mr[i] && (i + round) % 5 == 0) {
+				ck_assert_int_eq(ibv_dereg_mr(mr[i]), 0);
+				mr[i] = NULL;
+				live--;
+			} else if (!mr[i] && (i + round) % 3 != 0) {
+				mr[i] = ibv_reg_mr(&pd, area + 2 * page * i,
+						   page, IBV_ACCESS_LOCAL_WRITE);
+				ck_assert_ptr_nonnull(mr[i]);
+				live++;
+			}
+		}
+	}
+	ck_assert_int_eq(softverbs_fork_stats(&st, sizeof(st)), 0);
+	ck_assert_uint_eq(st.live_ranges, live);
+	for (unsigned int i = 0; i < N; i++)
+		if (mr[i])
+			ck_assert_int_eq(ibv_dereg_mr(mr[i]), 0);
+	ck_assert_int_eq(softverbs_fork_stats(&st, sizeof(st)), 0);
+	ck_assert_uint_eq(st.live_ranges, 0);
+	munmap(area, 2 * page * N);
 }
 END_TEST
 
@@ -657,6 +706,7 @@ static Suite *make_cmd_suite(void)
 	tcase_add_test(tc, dereg_mr_has_no_reply);
 	tcase_add_test(tc, reg_dmabuf_mr_reaches_the_kernel);
 	tcase_add_test(tc, odp_mr_never_enters_the_fork_map);
+	tcase_add_test(tc, mr_notes_follow_reg_and_dereg);
 	tcase_add_test(tc, create_cq_layout_and_reply);
 	tcase_add_test(tc, destroy_cq_waits_for_nothing_when_acked);
 	tcase_add_test(tc, modify_qp_layout);
