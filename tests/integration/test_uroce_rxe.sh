@@ -16,7 +16,8 @@
 # IPv4 one. Each case runs Debian's pingpong with -c (the programs check
 # every message's contents) with the server on one side and the client on
 # the other, each with -g the index of its RoCE v2 GID of its IPv4
-# address. The rxe end runs on softverbs too (the kernel device through
+# address, and -m the path MTU both devices show for the veth's MTU. The
+# rxe end runs on softverbs too (the kernel device through
 # softverbs' rxe provider): what is tested is the wire between them.
 # A failing case prints both logs, the rxe device's non-zero hw_counters
 # and the kernel's last messages.
@@ -26,13 +27,15 @@
 #
 # Environment: SOFTVERBS_LIBDIR (tests/integration/lib.sh);
 # UROCE_RXE_ITERS (50); UROCE_RXE_TIMEOUT seconds per end (120);
-# UROCE_RXE_MTU the veth MTU (1500).
+# UROCE_RXE_MTUS the veth MTUs to run the cases at, in turn ("1500 9000":
+# rxe's path MTU 1024, then 4096).
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_uroce_rxe "$@"
 iters=${UROCE_RXE_ITERS:-50}
 tmo=${UROCE_RXE_TIMEOUT:-120}
-mtu=${UROCE_RXE_MTU:-1500}
+read -ra mtus <<< "${UROCE_RXE_MTUS:-1500 9000}"
+mtu=${mtus[0]}
 ns=svuroce
 va=svua vb=svub
 ipa=198.19.38.1 ipb=198.19.38.2
@@ -160,16 +163,36 @@ run_case() {
     rm -f "$work"/maps/maps.*
 }
 
-cases=(
-    "ibv_rc_pingpong -c"
-    "ibv_uc_pingpong -c"
-    "ibv_ud_pingpong -c -s 1024"
-    "ibv_rc_pingpong -c -s 65536 -m 1024"
-)
-for c in "${cases[@]}"; do
-    for s in rxe uroce; do
-        # shellcheck disable=SC2086
-        run_case $s $c
+# active_mtu as `ibv_devinfo -v` shows it: "4096 (5)"
+active_mtu() { awk '/active_mtu:/ { print $2; exit }' "$1"; }
+
+for m in "${mtus[@]}"; do
+    ip link set "$va" mtu "$m" && ip netns exec "$ns" ip link set "$vb" mtu "$m" || exit 1
+    # both derive the path MTU from the interface's as rxe does
+    for _ in $(seq 50); do
+        on_rxe ibv_devinfo -v -d "$rdev" > "$work/devinfo.rxe" 2>&1
+        on_uroce ibv_devinfo -v -d "$udev" > "$work/devinfo.uroce" 2>&1
+        pm=$(active_mtu "$work/devinfo.rxe")
+        [ "$pm" = "$(active_mtu "$work/devinfo.uroce")" ] && break
+        sleep 0.2
+    done
+    rm -f "$work"/maps/maps.*
+    sv_result "veth MTU $m: the same active_mtu on both ($pm)" \
+        "$([ -n "$pm" ] && [ "$pm" = "$(active_mtu "$work/devinfo.uroce")" ] && echo 1)" \
+        "rxe $pm, uroce $(active_mtu "$work/devinfo.uroce")"
+    [ -n "$pm" ] || continue
+    cases=(
+        "ibv_rc_pingpong -c -m $pm"
+        "ibv_uc_pingpong -c -m $pm"
+        "ibv_ud_pingpong -c -s $pm"
+        # several packets: FIRST, MIDDLE of exactly the path MTU, LAST
+        "ibv_rc_pingpong -c -s 65536 -m $pm"
+    )
+    for c in "${cases[@]}"; do
+        for s in rxe uroce; do
+            # shellcheck disable=SC2086
+            run_case $s $c
+        done
     done
 done
 [ $verbose = 1 ] && echo "$rdev hw_counters:$(counters)"
