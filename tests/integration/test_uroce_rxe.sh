@@ -106,11 +106,11 @@ if [ -z "$grx" ] || [ -z "$gur" ]; then
     exit 1
 fi
 [ $verbose = 1 ] && echo "GID index: $rdev $grx, $udev $gur; veth MTU $mtu"
-sv_maps_check > /dev/null 2>&1 # the ibv_devinfo records
+rm -f "$work"/maps/maps.* # the ibv_devinfo records
 
 counters() { # the rxe device's non-zero hw_counters, one line
     local f out=
-    for f in /sys/class/infiniband/$rdev/ports/1/hw_counters/*; do
+    for f in "/sys/class/infiniband/$rdev/ports/1/hw_counters/"*; do
         [ "$(cat "$f")" != 0 ] && out+=" $(basename "$f")=$(cat "$f")"
     done
     echo "${out:- (all zero)}"
