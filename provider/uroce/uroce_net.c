@@ -592,8 +592,13 @@ static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 	}
 	why = uroce_parse(buf, len, &pkt);
 	if (why == UROCE_DROP_OK) {
+		uint16_t ip4_id;
+
+		/* the sender's IPv4 ID is not shown to a UDP socket: 0 from
+		 * an unconnected socket with DF (uroce), another from rxe
+		 * (__ip_select_ident), recovered from the ICRC itself */
 		ipudp_of(&n, src, &net->addr);
-		why = uroce_icrc_check(&n, buf, len);
+		why = uroce_icrc_check_ip4(&n, buf, len, &ip4_id);
 	}
 	if (why != UROCE_DROP_OK) {
 		count_drop(net, why);

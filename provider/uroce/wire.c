@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "wire.h"
@@ -610,4 +611,70 @@ enum uroce_drop uroce_icrc_check(const struct uroce_ipudp *net,
 	      (uint32_t)p[3] << 24;
 	return got == uroce_icrc(net, pkt, len) ? UROCE_DROP_OK :
 						  UROCE_DROP_ICRC;
+}
+
+/*
+ * Recovering the IPv4 identification a peer sent. A UDP socket does not
+ * show the sender's IP header, and rxe's ICRC covers its ID, which rxe
+ * takes from __ip_select_ident (not 0). The CRC register is linear over
+ * GF(2): the ICRC with ID x is the ICRC with ID 0 XOR the register that
+ * the two ID bytes alone leave, from a zero register, carried through the
+ * zero bytes that follow them. So the difference between the received
+ * ICRC and the one for ID 0 is carried back over those zero bytes (a CRC
+ * step of a zero byte is undone through the top byte of the table's
+ * entries, which are all different), and what remains must be the
+ * register of two bytes from zero: 32 bits for 16 unknowns, so a damaged
+ * packet still fails, except with probability 2^-16.
+ */
+static uint8_t crc_top_index[256]; /* i with crc32_table[i] >> 24 == top */
+static pthread_once_t crc_top_once = PTHREAD_ONCE_INIT;
+
+static void crc_top_init(void)
+{
+	for (unsigned int i = 0; i < 256; i++)
+		crc_top_index[crc32_table[i] >> 24] = (uint8_t)i;
+}
+
+/* The register before one zero byte took it to s. */
+static uint32_t crc_unstep_zero(uint32_t s)
+{
+	uint8_t i = crc_top_index[s >> 24];
+
+	return (s ^ crc32_table[i]) << 8 | i;
+}
+
+enum uroce_drop uroce_icrc_check_ip4(const struct uroce_ipudp *net,
+				     const uint8_t *pkt, size_t len,
+				     uint16_t *ip4_id)
+{
+	struct uroce_ipudp zero = *net;
+	const uint8_t *p;
+	uint32_t diff, x;
+	uint8_t hi, lo, i2;
+
+	if (net->ipv6 || len < UROCE_BTH_BYTES + UROCE_ICRC_BYTES)
+		return UROCE_DROP_ICRC;
+	pthread_once(&crc_top_once, crc_top_init);
+	zero.ip4_id = 0;
+	p = pkt + len - UROCE_ICRC_BYTES;
+	diff = ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		(uint32_t)p[3] << 24) ^ uroce_icrc(&zero, pkt, len);
+	if (!diff) {
+		*ip4_id = 0;
+		return UROCE_DROP_OK;
+	}
+	/* after the ID (bytes 4-5 of the pseudo header): the rest of it, the
+	 * BTH and the packet up to its ICRC */
+	for (size_t n = UROCE_IP4_BYTES + UROCE_UDP_BYTES - 6 + len -
+			UROCE_ICRC_BYTES; n; n--)
+		diff = crc_unstep_zero(diff);
+	/* diff = T[(T[hi] ^ lo) & 0xff] ^ T[hi] >> 8 */
+	i2 = crc_top_index[diff >> 24];
+	x = diff ^ crc32_table[i2];          /* T[hi] >> 8 */
+	hi = crc_top_index[(x >> 16) & 0xff];
+	if (crc32_table[hi] >> 8 != x)
+		return UROCE_DROP_ICRC;
+	lo = (uint8_t)(i2 ^ crc32_table[hi]);
+	*ip4_id = (uint16_t)(hi << 8 | lo);
+	return UROCE_DROP_OK;
 }

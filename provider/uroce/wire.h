@@ -338,5 +338,12 @@ void uroce_icrc_fill(const struct uroce_ipudp *net, uint8_t *pkt, size_t len);
 /* UROCE_DROP_ICRC unless the packet's last four bytes are its ICRC. */
 enum uroce_drop uroce_icrc_check(const struct uroce_ipudp *net,
 				 const uint8_t *pkt, size_t len);
+/* The same for an IPv4 packet whose IP identification is not known (a UDP
+ * socket does not show it; rxe sends non-zero ones): UROCE_DROP_OK when
+ * the ICRC holds for some ID, which goes to *ip4_id. net->ip4_id is not
+ * read. A damaged packet passes with probability 2^-16. */
+enum uroce_drop uroce_icrc_check_ip4(const struct uroce_ipudp *net,
+				     const uint8_t *pkt, size_t len,
+				     uint16_t *ip4_id);
 
 #endif

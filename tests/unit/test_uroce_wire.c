@@ -688,9 +688,26 @@ static void check_vector(const char *hex)
 	ck_assert_uint_eq(uroce_icrc_check(&net, copy, plen), UROCE_DROP_ICRC);
 	net.saddr[net.ipv6 ? 15 : 3] ^= 1;
 	if (!net.ipv6) {
+		uint16_t want = net.ip4_id, id = (uint16_t)~want;
+
 		net.ip4_id ^= 1;
 		ck_assert_uint_eq(uroce_icrc_check(&net, copy, plen),
 				  UROCE_DROP_ICRC);
+		/* the receiver of a UDP socket recovers the ID the sender
+		 * used (scapy's third packet: 0x1234), whatever it is told */
+		ck_assert_uint_eq(uroce_icrc_check_ip4(&net, copy, plen, &id),
+				  UROCE_DROP_OK);
+		ck_assert_uint_eq(id, want);
+		/* and the packet's own bits still count (each flip could
+		 * pass as some ID with probability 2^-16; none does here) */
+		for (size_t bit = 0; bit < (plen - 4) * 8; bit++) {
+			if (bit / 8 == 4)
+				continue;
+			copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			ck_assert_uint_eq(uroce_icrc_check_ip4(&net, copy, plen, &id),
+					  UROCE_DROP_ICRC);
+			copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
 		net.ip4_id ^= 1;
 	}
 	ck_assert_uint_eq(uroce_icrc_check(&net, copy, plen), UROCE_DROP_OK);
@@ -707,6 +724,49 @@ START_TEST(test_icrc_ipv6)
 {
 	for (size_t i = 0; i < sizeof(icrc_v6) / sizeof(icrc_v6[0]); i++)
 		check_vector(icrc_v6[i]);
+}
+END_TEST
+
+/* The IPv4 ID recovered from packets of every length up to a 4096-byte
+ * MTU's, for IDs at the edges and in between: what a kernel rxe peer's
+ * packets carry (__ip_select_ident) and a UDP socket does not show. */
+START_TEST(test_icrc_ip4_id_recovery)
+{
+	static const uint16_t ids[] = { 0, 1, 0x00ff, 0x0100, 0x1234,
+					0x8000, 0xbeef, 0xfffe, 0xffff };
+	static uint8_t buf[UROCE_BTH_BYTES + 4096 + UROCE_ICRC_BYTES];
+	struct uroce_ipudp net = {
+		.saddr = { 198, 19, 38, 1 }, .daddr = { 198, 19, 38, 2 },
+		.ip4_frag_off = 0x4000, .sport = 0xc0de, .dport = UROCE_UDP_PORT,
+	};
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	buf[0] = UROCE_OP_RC_SEND_MIDDLE;
+	for (size_t len = UROCE_BTH_BYTES + UROCE_ICRC_BYTES; len <= sizeof(buf);
+	     len += len < 64 ? 4 : 252) {
+		for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+			uint16_t id = (uint16_t)~ids[k];
+
+			net.ip4_id = ids[k];
+			uroce_icrc_fill(&net, buf, len);
+			net.ip4_id = 0x5555; /* not read */
+			ck_assert_uint_eq(uroce_icrc_check_ip4(&net, buf, len, &id),
+					  UROCE_DROP_OK);
+			ck_assert_uint_eq(id, ids[k]);
+			/* a wrong source port is no ID */
+			net.sport ^= 0x0100;
+			ck_assert_uint_eq(uroce_icrc_check_ip4(&net, buf, len, &id),
+					  UROCE_DROP_ICRC);
+			net.sport ^= 0x0100;
+		}
+	}
+	net.ipv6 = true;
+	ck_assert_uint_eq(uroce_icrc_check_ip4(&net, buf, 64, &(uint16_t){ 0 }),
+			  UROCE_DROP_ICRC);
 }
 END_TEST
 
@@ -738,6 +798,7 @@ static Suite *make_uroce_wire_suite(void)
 	tcase_add_test(tc, test_crc32_le);
 	tcase_add_test(tc, test_icrc_ipv4_scapy);
 	tcase_add_test(tc, test_icrc_ipv6);
+	tcase_add_test(tc, test_icrc_ip4_id_recovery);
 	tcase_add_test(tc, test_icrc_too_short);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# tests/integration/test_uroce_rxe.sh -- uroce (provider/uroce, the
+# userspace RoCE v2 provider) against the kernel's rdma_rxe on the wire,
+# run inside the test VM (issue 38), both ways round.
+#
+#   test_uroce_rxe.sh [-v]
+#
+# The kernel's rxe holds UDP 4791 in its network namespace, so uroce runs
+# in a namespace of its own, joined to the first by a veth pair:
+#
+#   initial namespace:  svua 198.19.38.1/24, rxe device svurxe on it
+#   namespace svuroce:  svub 198.19.38.2/24, uroce0 (SOFTVERBS_UROCE=svub)
+#
+# IPv6 is off on both ends, so the GID tables hold the default GID and the
+# IPv4 one. Each case runs Debian's pingpong with -c (the programs check
+# every message's contents) with the server on one side and the client on
+# the other, each with -g the index of its RoCE v2 GID of its IPv4
+# address, and -m the path MTU both devices show for the veth's MTU. The
+# rxe end runs on softverbs too (the kernel device through
+# softverbs' rxe provider): what is tested is the wire between them.
+# A failing case prints both logs, the rxe device's non-zero hw_counters
+# and the kernel's last messages.
+#
+# Exit 0 all passed, 1 some failed, 77 skipped (not root, no rxe module,
+# no veth, no ip/rdma/ibverbs-utils, no softverbs build).
+#
+# Environment: SOFTVERBS_LIBDIR (tests/integration/lib.sh);
+# UROCE_RXE_ITERS (50); UROCE_RXE_TIMEOUT seconds per end (120);
+# UROCE_RXE_MTUS the veth MTUs to run the cases at, in turn ("1500 9000":
+# rxe's path MTU 1024, then 4096).
+set -u
+. "$(dirname "$0")/lib.sh"
+sv_init test_uroce_rxe "$@"
+iters=${UROCE_RXE_ITERS:-50}
+tmo=${UROCE_RXE_TIMEOUT:-120}
+read -ra mtus <<< "${UROCE_RXE_MTUS:-1500 9000}"
+mtu=${mtus[0]}
+ns=svuroce
+va=svua vb=svub
+ipa=198.19.38.1 ipb=198.19.38.2
+rdev=svurxe
+udev=uroce0
+
+[ "$(id -u)" = 0 ] || skip "needs root (a network namespace, a veth pair, an rxe device)"
+sv_need_cmd ip iproute2
+sv_need_cmd rdma iproute2
+for p in ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_devinfo; do
+    sv_need_cmd $p ibverbs-utils
+done
+sv_require_loads ibv_rc_pingpong
+modprobe rdma_rxe 2> /dev/null
+[ -e /sys/module/rdma_rxe ] || skip "no rdma_rxe module"
+
+net_down() {
+    rdma link delete "$rdev" 2> /dev/null
+    ip link delete "$va" 2> /dev/null
+    ip netns delete "$ns" 2> /dev/null
+}
+trap 'net_down; rm -rf "$work"' EXIT
+net_down # a run killed before its cleanup
+
+ip netns add "$ns" || skip "ip netns add failed"
+ip link add "$va" type veth peer name "$vb" 2> "$work/veth.err" ||
+    skip "no veth: $(cat "$work/veth.err")"
+ip link set "$vb" netns "$ns" || exit 1
+sysctl -qw "net.ipv6.conf.$va.disable_ipv6=1" 2> /dev/null
+ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$vb.disable_ipv6=1" 2> /dev/null
+ip link set "$va" mtu "$mtu" || exit 1
+ip netns exec "$ns" ip link set "$vb" mtu "$mtu" || exit 1
+ip addr add "$ipa/24" dev "$va" || exit 1
+ip netns exec "$ns" ip addr add "$ipb/24" dev "$vb" || exit 1
+ip link set "$va" up || exit 1
+ip netns exec "$ns" ip link set lo up || exit 1
+ip netns exec "$ns" ip link set "$vb" up || exit 1
+rdma link add "$rdev" type rxe netdev "$va" 2> "$work/rdma.err" ||
+    { echo "FAIL: rdma link add $rdev type rxe netdev $va: $(cat "$work/rdma.err")"; exit 1; }
+
+# the index of the RoCE v2 GID ::ffff:IP in `ibv_devinfo -v` output
+gid_index() { # FILE IP
+    awk -v want="::ffff:$2" '
+        /GID\[/ && index($0, want) && /RoCE v2/ {
+            sub(/.*GID\[ */, ""); sub(/\].*/, ""); print; exit
+        }' "$1"
+}
+
+# on the uroce side: softverbs in the namespace, uroce0 over svub
+sv_env sv
+uroce_env=("${SV_ENV[@]}" SOFTVERBS_UROCE="$vb")
+on_uroce() { ip netns exec "$ns" env "${uroce_env[@]}" "$@"; }
+on_rxe() { env "${SV_ENV[@]}" "$@"; }
+
+# the GIDs take a moment to appear once the interface is up
+for _ in $(seq 50); do
+    on_rxe ibv_devinfo -v -d "$rdev" > "$work/devinfo.rxe" 2>&1
+    on_uroce ibv_devinfo -v -d "$udev" > "$work/devinfo.uroce" 2>&1
+    grx=$(gid_index "$work/devinfo.rxe" $ipa)
+    gur=$(gid_index "$work/devinfo.uroce" $ipb)
+    [ -n "$grx" ] && [ -n "$gur" ] && break
+    sleep 0.2
+done
+if [ -z "$grx" ] || [ -z "$gur" ]; then
+    echo "FAIL: no RoCE v2 GID of the IPv4 address (rxe: '$grx', uroce: '$gur')"
+    echo "---- ibv_devinfo -v -d $rdev"; grep -E 'GID|state|mtu' "$work/devinfo.rxe"
+    echo "---- ibv_devinfo -v -d $udev (in $ns)"; grep -E 'GID|state|mtu|rror' "$work/devinfo.uroce"
+    exit 1
+fi
+[ $verbose = 1 ] && echo "GID index: $rdev $grx, $udev $gur; veth MTU $mtu"
+rm -f "$work"/maps/maps.* # the ibv_devinfo records
+
+counters() { # the rxe device's non-zero hw_counters, one line
+    local f out=
+    for f in "/sys/class/infiniband/$rdev/ports/1/hw_counters/"*; do
+        [ "$(cat "$f")" != 0 ] && out+=" $(basename "$f")=$(cat "$f")"
+    done
+    echo "${out:- (all zero)}"
+}
+
+port=18700
+# case SERVER(rxe|uroce) PROG [ARGS...]: the server on that side, the
+# client on the other
+run_case() {
+    local s=$1 prog=$2 srv_rc cli_rc spid name ok=0 sdo cdo sdev cdev sg cg sip
+    shift 2
+    port=$((port + 1))
+    if [ "$s" = rxe ]; then
+        sdo=on_rxe sdev=$rdev sg=$grx cdo=on_uroce cdev=$udev cg=$gur sip=$ipa
+        name="$prog $* (server rxe, client uroce)"
+    else
+        sdo=on_uroce sdev=$udev sg=$gur cdo=on_rxe cdev=$rdev cg=$grx sip=$ipb
+        name="$prog $* (server uroce, client rxe)"
+    fi
+    $sdo timeout -k 5 "$tmo" "$prog" -d "$sdev" -g "$sg" -n "$iters" -p $port "$@" \
+        > "$work/server.log" 2>&1 &
+    spid=$!
+    # the server listens in its own namespace: wait for it from there
+    for _ in $(seq 100); do
+        if [ "$s" = rxe ]; then listening $port && break
+        else ip netns exec "$ns" ss -Hltn "sport = :$port" 2> /dev/null | grep -q . && break
+        fi
+        kill -0 $spid 2> /dev/null || break
+        sleep 0.1
+    done
+    $cdo timeout -k 5 "$tmo" "$prog" -d "$cdev" -g "$cg" -n "$iters" -p $port "$@" "$sip" \
+        > "$work/client.log" 2>&1
+    cli_rc=$?
+    wait $spid
+    srv_rc=$?
+    if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] &&
+        grep -q "$iters iters in" "$work/client.log" &&
+        grep -q "$iters iters in" "$work/server.log"; then
+        ok=1
+    fi
+    sv_result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
+    if [ $ok = 1 ]; then
+        [ $verbose = 1 ] && tail -n 1 "$work/client.log"
+    else
+        echo "---- server:"; tail -n 8 "$work/server.log"
+        echo "---- client:"; tail -n 8 "$work/client.log"
+        echo "---- $rdev hw_counters:$(counters)"
+        echo "---- dmesg:"; dmesg | tail -n 5
+    fi
+    rm -f "$work"/maps/maps.*
+}
+
+# active_mtu as `ibv_devinfo -v` shows it: "4096 (5)"
+active_mtu() { awk '/active_mtu:/ { print $2; exit }' "$1"; }
+
+for m in "${mtus[@]}"; do
+    ip link set "$va" mtu "$m" && ip netns exec "$ns" ip link set "$vb" mtu "$m" || exit 1
+    # both derive the path MTU from the interface's as rxe does
+    for _ in $(seq 50); do
+        on_rxe ibv_devinfo -v -d "$rdev" > "$work/devinfo.rxe" 2>&1
+        on_uroce ibv_devinfo -v -d "$udev" > "$work/devinfo.uroce" 2>&1
+        pm=$(active_mtu "$work/devinfo.rxe")
+        [ "$pm" = "$(active_mtu "$work/devinfo.uroce")" ] && break
+        sleep 0.2
+    done
+    rm -f "$work"/maps/maps.*
+    sv_result "veth MTU $m: the same active_mtu on both ($pm)" \
+        "$([ -n "$pm" ] && [ "$pm" = "$(active_mtu "$work/devinfo.uroce")" ] && echo 1)" \
+        "rxe $pm, uroce $(active_mtu "$work/devinfo.uroce")"
+    [ -n "$pm" ] || continue
+    cases=(
+        "ibv_rc_pingpong -c -m $pm"
+        "ibv_uc_pingpong -c -m $pm"
+        "ibv_ud_pingpong -c -s $pm"
+        # several packets: FIRST, MIDDLE of exactly the path MTU, LAST
+        "ibv_rc_pingpong -c -s 65536 -m $pm"
+    )
+    for c in "${cases[@]}"; do
+        for s in rxe uroce; do
+            # shellcheck disable=SC2086
+            run_case $s $c
+        done
+    done
+done
+[ $verbose = 1 ] && echo "$rdev hw_counters:$(counters)"
+
+sv_finish
