@@ -97,6 +97,8 @@ done
 
 # ---- the code-block lines: FILE:LINE, BLOCK, EXEMPT, TEXT ----
 # A block is FILE:first-line; EXEMPT is 1 for a block after a marker.
+# (A fence opens after up to three spaces, " ? ? ?": Debian's mawk, 1.3.4
+# 20200120, has no {m,n} and read "[ ]{0,3}" as text, so no fence was seen.)
 awk -v OFS="$US" '
 FNR == 1 { fence = 0; inblock = 0; pending = 0; prevblank = 1; cont = 0 }
 function emit(text) {
@@ -111,7 +113,7 @@ function startblock() { block = FILENAME ":" FNR; exempt = pending; pending = 0;
         if (line ~ /^[ \t]*(```|~~~)/) { fence = 0; prevblank = 0; next }
         emit(line); next
     }
-    if (line ~ /^[ ]{0,3}(```|~~~)/) { fence = 1; inblock = 0; startblock(); next }
+    if (line ~ /^ ? ? ?(```|~~~)/) { fence = 1; inblock = 0; startblock(); next }
     if (line ~ /^[ \t]*$/) { prevblank = 1; next }
     if (line ~ /^(    |\t)/ && (inblock || prevblank)) {
         if (!inblock) { inblock = 1; startblock() }
@@ -268,7 +270,7 @@ awk 'BEGIN {
         fence = 0; prevblank = 0; ln = 0
         while ((getline line < ARGV[i]) > 0) {
             ln++
-            if (line ~ /^[ ]{0,3}(```|~~~)/) { fence = !fence; continue }
+            if (line ~ /^ ? ? ?(```|~~~)/) { fence = !fence; continue }
             if (fence) continue
             if (line ~ /^(    |\t)/ && prevblank) continue
             prevblank = (line ~ /^[ \t]*$/); gsub(/`[^`]*`/, "", line)
