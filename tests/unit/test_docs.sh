@@ -59,33 +59,46 @@ for p in "${pages[@]}"; do [ -f "$p" ] || bad "$p missing"; done
 
 # ---- what the tests run: non-comment lines of the test tree, one file,
 # each line followed by US and the file it is in ----
+# (one grep and one awk for the whole tree: a process or a pipeline per
+# file or per command made this test take most of a minute)
 corpus=$tmp/corpus
-# Of Makefile.am and the Makefile.inc files only what make runs counts: the
-# recipes and the lists of tests (a file in EXTRA_DIST is not run).
-make_runs() {
-    awk '
-        cont { if (keep) print; cont = /\\$/; next }
-        /^[A-Za-z_][A-Za-z0-9_]*[ \t]*[+:?]?=/ {
-            keep = /^(TESTS|host_tests|unit_programs|integration_programs|quick_names)[ \t]*[+:]?=/
-            if (keep) print; cont = /\\$/; next
-        }
-        /^\t/ { print; keep = 1; cont = /\\$/; next }
-    ' "$1"
-}
 {
     find tests scripts .ci debian -type f ! -path tests/unit/test_docs.sh \
         ! -path 'tests/fuzz/corpus/*' ! -name '*.md' ! -name Makefile.inc 2> /dev/null
     ls Makefile.am ./*/Makefile.inc ./*/*/Makefile.inc 2> /dev/null
-} | sed 's|^\./||' | sort -u | while read -r f; do
+} | sed 's|^\./||' | sort -u > "$tmp/files"
+# grep -I: a binary file holds no lines
+mapfile -t files < "$tmp/files"
+declare -A text=()
+if [ ${#files[@]} -gt 0 ]; then
+    while IFS= read -r f; do text[$f]=1; done < <(grep -Il '' -- "${files[@]}" 2> /dev/null)
+fi
+read_files=()
+for f in "${files[@]}"; do
     case $f in
-        Makefile.am|*/Makefile.inc) make_runs "$f" ;;
-        *) grep -Ih '' "$f" 2> /dev/null ;;
-    esac | grep -v '^[[:space:]]*#' | sed "s|\$|$US$f|"
-done > "$corpus"
+        Makefile.am|*/Makefile.inc) read_files+=("$f") ;;
+        *) [ -n "${text[$f]:-}" ] && read_files+=("$f") ;;
+    esac
+done
+# Of Makefile.am and the Makefile.inc files only what make runs counts: the
+# recipes and the lists of tests (a file in EXTRA_DIST is not run).
+[ ${#read_files[@]} -eq 0 ] || awk -v US="$US" '
+    function out() { if ($0 !~ /^[[:space:]]*#/) print $0 US FILENAME }
+    FNR == 1 { cont = 0; keep = 0; mk = FILENAME == "Makefile.am" || FILENAME ~ /\/Makefile\.inc$/ }
+    !mk { out(); next }
+    cont { if (keep) out(); cont = /\\$/; next }
+    /^[A-Za-z_][A-Za-z0-9_]*[ \t]*[+:?]?=/ {
+        keep = /^(TESTS|host_tests|unit_programs|integration_programs|quick_names)[ \t]*[+:]?=/
+        if (keep) out(); cont = /\\$/; next
+    }
+    /^\t/ { out(); keep = 1; cont = /\\$/; next }
+' "${read_files[@]}" > "$corpus"
 [ -s "$corpus" ] || { bad "no test sources under $top"; exit 1; }
 
 # ---- the code-block lines: FILE:LINE, BLOCK, EXEMPT, TEXT ----
 # A block is FILE:first-line; EXEMPT is 1 for a block after a marker.
+# (A fence opens after up to three spaces, " ? ? ?": Debian's mawk, 1.3.4
+# 20200120, has no {m,n} and read "[ ]{0,3}" as text, so no fence was seen.)
 awk -v OFS="$US" '
 FNR == 1 { fence = 0; inblock = 0; pending = 0; prevblank = 1; cont = 0 }
 function emit(text) {
@@ -100,7 +113,7 @@ function startblock() { block = FILENAME ":" FNR; exempt = pending; pending = 0;
         if (line ~ /^[ \t]*(```|~~~)/) { fence = 0; prevblank = 0; next }
         emit(line); next
     }
-    if (line ~ /^[ ]{0,3}(```|~~~)/) { fence = 1; inblock = 0; startblock(); next }
+    if (line ~ /^ ? ? ?(```|~~~)/) { fence = 1; inblock = 0; startblock(); next }
     if (line ~ /^[ \t]*$/) { prevblank = 1; next }
     if (line ~ /^(    |\t)/ && (inblock || prevblank)) {
         if (!inblock) { inblock = 1; startblock() }
@@ -119,67 +132,99 @@ function startblock() { block = FILENAME ":" FNR; exempt = pending; pending = 0;
 ' "${pages[@]}" > "$tmp/lines"
 # a marker at the very end of a page (awk above reports it at the next
 # page's first prose line, or not at all for the last page)
-for p in "${pages[@]}"; do
-    last=$(grep -v '^[[:space:]]*$' "$p" | tail -n 1)
-    case $last in *'docs-test: not run:'*) bad "$p: a docs-test marker with no code block after it" ;; esac
-done
+while IFS= read -r p; do
+    bad "$p: a docs-test marker with no code block after it"
+done < <(awk 'BEGIN {
+    for (i = 1; i < ARGC; i++) {
+        last = ""
+        while ((getline l < ARGV[i]) > 0) if (l !~ /^[[:space:]]*$/) last = l
+        close(ARGV[i])
+        if (index(last, "docs-test: not run:")) print ARGV[i]
+    }
+}' "${pages[@]}")
 
 # ---- each line: the checked parts, their program and argument ----
 # out: FILE:LINE, BLOCK, EXEMPT, PROGRAM, KEY-REGEX, ARG, TEXT
-words_re='^[a-z][a-z0-9_-]*$'
-while IFS=$US read -r at blk exempt text; do
-    if [ "$exempt" = marker ]; then bad "$at: docs-test marker $text"; continue; fi
-    line=${text#"${text%%[![:space:]]*}"}
-    case $line in '#'*|'') continue ;; esac
+# awk splits the lines into parts and words (bash and sed did, a process a
+# line); the loop below checks the files and builds the keys.
+awk -v OFS="$US" -v US="$US" -v q="'" '
+{
+    i = index($0, US); at = substr($0, 1, i - 1); rest = substr($0, i + 1)
+    i = index(rest, US); blk = substr(rest, 1, i - 1); rest = substr(rest, i + 1)
+    i = index(rest, US); exempt = substr(rest, 1, i - 1); text = substr(rest, i + 1)
+    if (exempt == "marker") { print "M", at, blk, exempt, "", "", text; next }
+    line = text
+    sub(/^[[:space:]]+/, "", line)
+    if (line == "" || line ~ /^#/) next
     # quoted strings are one word, Q (their | and ; split nothing)
-    line=$(printf '%s\n' "$line" |
-           sed -E -e 's/\\"//g; s/"[^"]*"/Q/g' -e "s/'[^']*'/Q/g" -e 's/[[:space:]]+#.*$//; s/(\|\||&&|;)/|/g')
-    IFS='|' read -r -a parts <<< "$line"
-    for part in "${parts[@]}"; do
-        read -r -a w <<< "$part" || true
-        i=0
-        while [ $i -lt ${#w[@]} ] && { [ "${w[$i]}" = sudo ] ||
-              [[ ${w[$i]} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; }; do i=$((i + 1)); done
-        [ $i -lt ${#w[@]} ] || continue
-        prog=${w[$i]}
-        case $prog in
-            scripts/*|tests/*|./configure)
-                [[ $prog == */ ]] && continue     # a folder (a layout table)
-                if [ "$prog" != ./configure ] && [ ! -f "$prog" ]; then
-                    bad "$at: $prog: no such file (from: $text)"; continue
-                fi
-                name=${prog##*/}
-                key="/${name//./\\.}" ;;
-            make) key='(make|\$\(MAKE\))' ;;
-            softverbs|apt-get|dpkg|rping|rdma|modprobe|bpftrace|qperf|dpkg-*|ibv_*|ib_*|fi_*|ucx_*)
-                [[ $prog =~ ^[A-Za-z0-9_.-]+$ ]] || continue
-                key="${prog//./\\.}" ;;
-            *) continue ;;
-        esac
-        arg=
-        j=$((i + 1))
-        while [ $j -lt ${#w[@]} ]; do
-            [ "${w[$j]}" = -- ] && break
-            if [[ ${w[$j]} =~ $words_re ]]; then arg=${w[$j]}; break; fi
-            j=$((j + 1))
-        done
-        printf "%s$US%s$US%s$US%s$US%s$US%s$US%s\n" "$at" "$blk" "$exempt" "$prog" "$key" "$arg" "$text"
-    done
-done < "$tmp/lines" > "$tmp/cmds"
+    gsub(/\\"/, "", line); gsub(/"[^"]*"/, "Q", line); gsub(q "[^" q "]*" q, "Q", line)
+    sub(/[[:space:]]+#.*$/, "", line); gsub(/\|\||&&|;/, "|", line)
+    np = split(line, parts, /\|/)
+    for (k = 1; k <= np; k++) {
+        nw = split(parts[k], w)
+        i = 1
+        while (i <= nw && (w[i] == "sudo" || w[i] ~ /^[A-Za-z_][A-Za-z0-9_]*=/)) i++
+        if (i > nw) continue
+        prog = w[i]
+        if (prog ~ /^(scripts|tests)\// || prog == "./configure") {
+            if (prog ~ /\/$/) continue     # a folder (a layout table)
+        } else if (prog ~ /^(softverbs|apt-get|dpkg|rping|rdma|modprobe|bpftrace|qperf)$/ ||
+                   prog ~ /^(dpkg-|ibv_|ib_|fi_|ucx_)/) {
+            if (prog !~ /^[A-Za-z0-9_.-]+$/) continue
+        } else if (prog != "make")
+            continue
+        arg = ""
+        for (j = i + 1; j <= nw && w[j] != "--"; j++)
+            if (w[j] ~ /^[a-z][a-z0-9_-]*$/) { arg = w[j]; break }
+        print "C", at, blk, exempt, prog, arg, text
+    }
+}' "$tmp/lines" > "$tmp/parts"
+while IFS=$US read -r kind at blk exempt prog arg text; do
+    if [ "$kind" = M ]; then bad "$at: docs-test marker $text"; continue; fi
+    case $prog in
+        scripts/*|tests/*|./configure)
+            if [ "$prog" != ./configure ] && [ ! -f "$prog" ]; then
+                bad "$at: $prog: no such file (from: $text)"; continue
+            fi
+            name=${prog##*/}
+            key="/${name//./\\.}" ;;
+        make) key='(make|\$\(MAKE\))' ;;
+        *) key="${prog//./\\.}" ;;
+    esac
+    printf "%s$US%s$US%s$US%s$US%s$US%s$US%s\n" "$at" "$blk" "$exempt" "$prog" "$key" "$arg" "$text"
+done < "$tmp/parts" > "$tmp/cmds"
 
 # ---- is each one run? ----
-b='(^|[^A-Za-z0-9_.-])'         # before a word
-e='([^A-Za-z0-9_.-]|$)'         # after a word
+# One pass over the corpus answers every command: a line runs it when it
+# matches the command's regex (in the line's text; the arg regex may run
+# on into the file name, as grep -E "^[^US]*RE" always did) and is not in
+# the program's own file (a script does not run itself).
+awk -v US="$US" -v cmds="$tmp/cmds" '
+    BEGIN {
+        b = "(^|[^A-Za-z0-9_.-])"       # before a word
+        e = "([^A-Za-z0-9_.-]|$)"       # after a word
+        while ((getline r < cmds) > 0) {
+            split(r, f, US)
+            n++; rec[n] = r; prog[n] = f[4]; arg[n] = f[6]
+            if (f[4] ~ /^(scripts|tests)\// || f[4] == "./configure") re = f[5] e
+            else re = b f[5] e
+            if (f[6] != "") re = re ".*" b f[6] "([^A-Za-z0-9_.:-]|$)"
+            full[n] = "^[^" US "]*" re
+        }
+        close(cmds)
+    }
+    {
+        for (c = 1; c <= n; c++)
+            if (!run[c] && (arg[c] == "" || index($0, arg[c])) &&
+                $0 ~ full[c] && !index($0, US prog[c]))
+                run[c] = 1
+    }
+    END { for (c = 1; c <= n; c++) print (run[c] ? 1 : 0) US rec[c] }
+' "$corpus" > "$tmp/cmds-run"
 n=0 run=0 exempted=0
-while IFS=$US read -r at blk exempt prog key arg text; do
+while IFS=$US read -r isrun at blk exempt prog key arg text; do
     n=$((n + 1))
-    case $prog in
-        scripts/*|tests/*|./configure) re="$key$e" ;;
-        *) re="$b$key$e" ;;
-    esac
-    [ -n "$arg" ] && re="$re.*$b$arg([^A-Za-z0-9_.:-]|$)"
-    # (a script does not run itself)
-    if grep -E -- "^[^$US]*$re" "$corpus" | grep -qvF -- "$US$prog"; then
+    if [ "$isrun" = 1 ]; then
         run=$((run + 1))
         echo "$blk" >> "$tmp/blocks-run"
     elif [ "$exempt" = 1 ]; then
@@ -189,52 +234,84 @@ while IFS=$US read -r at blk exempt prog key arg text; do
     else
         bad "$at: no test runs \`$prog${arg:+ $arg}\` (from: ${text#"${text%%[![:space:]]*}"})"
     fi
-done < "$tmp/cmds"
-# a marked block must still need its marker
-cut -d"$US" -f2,3 "$tmp/cmds" | awk -F"$US" '$2 == 1 { print $1 }' | sort -u > "$tmp/blocks-marked"
+done < "$tmp/cmds-run"
+# a marked block must still need its marker (1), and a marker before a
+# block with no checked command at all is stale too (2)
 touch "$tmp/blocks-exempt-used"
-while read -r blk; do
-    grep -qxF "$blk" "$tmp/blocks-exempt-used" ||
+awk -F"$US" -v OFS="$US" -v cmds="$tmp/cmds" -v used="$tmp/blocks-exempt-used" '
+    BEGIN {
+        while ((getline r < used) > 0) needed[r] = 1
+        close(used)
+        while ((getline r < cmds) > 0) {
+            split(r, f)
+            if (f[3] == 1) { marked[f[2]] = 1; if (!(f[2] in needed)) print 1, f[2] }
+        }
+        close(cmds)
+    }
+    $3 == 1 && !($2 in marked) { print 2, $2 }
+' "$tmp/lines" | sort -u > "$tmp/stale"
+while IFS=$US read -r kind blk; do
+    if [ "$kind" = 1 ]; then
         bad "$blk: the block after a docs-test marker holds no command the tests skip: drop the marker"
-done < "$tmp/blocks-marked"
-# a marker before a block with no checked command at all is stale too
-cut -d"$US" -f1,2,3 "$tmp/lines" | awk -F"$US" '$3 == 1 { print $2 }' | sort -u |
-while read -r blk; do
-    grep -qxF "$blk" "$tmp/blocks-marked" ||
+    else
         echo "FAIL: $blk: the block after a docs-test marker holds no command this test checks: drop the marker"
-done > "$tmp/stale"
-[ -s "$tmp/stale" ] && { cat "$tmp/stale"; fail=1; }
+        fail=1
+    fi
+done < "$tmp/stale"
 echo "commands: $n checked, $run run by the tests, $exempted marked not run"
 [ $n -ge 20 ] || bad "only $n commands found: is the code-block parser broken?"
 
 # ---- relative links ----
-for p in "${pages[@]}"; do
-    dir=$(dirname "$p")
-    # outside fenced blocks, indented blocks and inline code
-    awk '
-        /^[ ]{0,3}(```|~~~)/ { fence = !fence; next }
-        fence { next }
-        /^(    |\t)/ && prevblank { next }
-        { prevblank = ($0 ~ /^[ \t]*$/); gsub(/`[^`]*`/, ""); print FNR "\t" $0 }
-    ' "$p" |
-    while IFS=$'\t' read -r ln text; do
-        printf '%s\n' "$text" | grep -oE '\]\([^) ]+\)' | sed -E 's/^\]\(//; s/\)$//' |
-        while read -r target; do
-            printf '%s\t%s\n' "$ln" "$target"
-        done
-    done > "$tmp/links"
-    while IFS=$'\t' read -r ln target; do
-        case $target in '#'*|[a-zA-Z]*:*) continue ;; esac
-        file=${target%%#*}
-        [ -e "$dir/$file" ] || bad "$p:$ln: link to $target: no such file"
-    done < "$tmp/links"
-    echo "links in $p: $(wc -l < "$tmp/links") (relative ones checked)"
-done
+# outside fenced blocks, indented blocks and inline code: a line "P\tPAGE"
+# before each page's "LINE\tTARGET" lines
+awk 'BEGIN {
+    for (i = 1; i < ARGC; i++) {
+        print "P\t" ARGV[i]
+        fence = 0; prevblank = 0; ln = 0
+        while ((getline line < ARGV[i]) > 0) {
+            ln++
+            if (line ~ /^ ? ? ?(```|~~~)/) { fence = !fence; continue }
+            if (fence) continue
+            if (line ~ /^(    |\t)/ && prevblank) continue
+            prevblank = (line ~ /^[ \t]*$/); gsub(/`[^`]*`/, "", line)
+            # each ](target), as grep -o finds them; read drops the
+            # tabs around a target
+            while (match(line, /\]\([^) ]+\)/)) {
+                t = substr(line, RSTART + 2, RLENGTH - 3)
+                sub(/^\t+/, "", t); sub(/\t+$/, "", t)
+                print ln "\t" t
+                line = substr(line, RSTART + RLENGTH)
+            }
+        }
+        close(ARGV[i])
+    }
+}' "${pages[@]}" > "$tmp/links"
+links_done() { [ -n "$p" ] && echo "links in $p: $nlinks (relative ones checked)"; }
+p=
+while IFS=$'\t' read -r ln target; do
+    if [ "$ln" = P ]; then
+        links_done
+        p=$target dir=. nlinks=0
+        case $p in */*) dir=${p%/*} ;; esac
+        continue
+    fi
+    nlinks=$((nlinks + 1))
+    case $target in '#'*|[a-zA-Z]*:*) continue ;; esac
+    file=${target%%#*}
+    [ -e "$dir/$file" ] || bad "$p:$ln: link to $target: no such file"
+done < "$tmp/links"
+links_done
 
 # ---- the tarball carries every page ----
-for p in doc/*.md; do
-    grep -Eq "(^|[[:space:]])$p([[:space:]]|\\\\|$)" doc/Makefile.inc ||
-        bad "$p is not in doc/Makefile.inc's EXTRA_DIST (make dist would leave it out)"
-done
+while IFS= read -r p; do
+    bad "$p is not in doc/Makefile.inc's EXTRA_DIST (make dist would leave it out)"
+done < <(awk 'BEGIN {
+    while ((getline l < "doc/Makefile.inc") > 0) mk[++n] = l
+    for (i = 1; i < ARGC; i++) {
+        re = "(^|[[:space:]])" ARGV[i] "([[:space:]]|\\\\|$)"
+        for (j = 1; j <= n && mk[j] !~ re; j++) ;
+        if (j > n) print ARGV[i]
+    }
+}' doc/*.md)
 
 exit $fail
