@@ -37,7 +37,38 @@ sv_init() {
     work=$(mktemp -d "/tmp/$sv_name.XXXXXX") || exit 1
     trap 'rm -rf "$work"' EXIT
     mkdir -p "$work/maps"
+    # sv_sleep's pipe: read -t on a FIFO this shell holds open both ways
+    mkfifo "$work/.sleep" && exec {sv_sleep_fd}<> "$work/.sleep"
     pass=0 fail=0
+}
+
+# Under TCG every process costs: ~50 ms for a small dynamic program,
+# ~200 ms for grep or ss (measured in the test VM). The helpers below
+# poll, sleep and search files with bash's builtins instead.
+
+# sv_sleep SECS: sleep without a process (after sv_init)
+sv_sleep() {
+    read -r -t "$1" -u "$sv_sleep_fd" _
+    return 0
+}
+
+# sv_slurp VAR FILE: FILE's whole text in VAR (no process)
+sv_slurp() {
+    IFS= read -r -d '' "$1" < "$2"
+    return 0
+}
+
+# sv_has FILE TEXT: FILE contains the fixed string TEXT (grep -qF, no process)
+sv_has() {
+    local __c=
+    [ -r "$1" ] && sv_slurp __c "$1"
+    [[ $__c == *"$2"* ]]
+}
+
+# sv_pingpong_ok ITERS SRV_RC CLI_RC SRV_LOG CLI_LOG: the verdict of a
+# pingpong case: both ends exited 0 and both logs say "ITERS iters in"
+sv_pingpong_ok() {
+    [ "$2" = 0 ] && [ "$3" = 0 ] && sv_has "$4" "$1 iters in" && sv_has "$5" "$1 iters in"
 }
 
 # sv_need_dev VAR: the device named by $VAR exists (run inside tests/vm/run)
@@ -100,17 +131,29 @@ sv_env() {
     fi
 }
 
-# listening PORT: a TCP socket listens on it
+# listening PORT [NETPID]: a TCP socket (IPv4 or IPv6) listens on PORT in
+# this network namespace, or in that of process NETPID (/proc/PID/net:
+# state 0A; no process)
 listening() {
-    ss -Hltn "sport = :$1" 2> /dev/null | grep -q .
+    local hex f loc st
+    printf -v hex '%04X' "$1"
+    for f in /proc/${2:-self}/net/tcp /proc/${2:-self}/net/tcp6; do
+        [ -r "$f" ] || continue
+        while read -r _ loc _ st _; do
+            [ "$st" = 0A ] && [ "${loc##*:}" = "$hex" ] && return 0
+        done < "$f"
+    done
+    return 1
 }
 
-# sv_wait_port PORT PID: until PORT listens or PID is gone (10 s)
+# sv_wait_port PORT PID [NETPID]: until PORT listens (in NETPID's network
+# namespace) or PID is gone (10 s)
 sv_wait_port() {
-    for _ in $(seq 100); do
-        listening "$1" && return 0
+    local i
+    for ((i = 0; i < 500; i++)); do
+        listening "$1" "${3:-}" && return 0
         kill -0 "$2" 2> /dev/null || return 1
-        sleep 0.1
+        sv_sleep 0.02
     done
     return 1
 }
@@ -133,29 +176,32 @@ sv_provider_lib() {
 # under SOFTVERBS_PROVIDERS=rdma-core, none of rdma-core's for rxe/siw in
 # the native mode. Prints why not; clears the files. 0 ok, 1 not.
 sv_maps_check() {
-    local dev want f n=0 bad=0
+    local dev want re f c first n=0 bad=0 nl=$'\n'
     for f in "$work"/maps/maps.*; do
         [ -e "$f" ] || continue
         n=$((n + 1))
-        if ! grep -q " $libdir/libibverbs.so" "$f"; then
-            echo "  maps: $(head -n 1 "$f") did not map softverbs' libibverbs from $libdir:"
+        sv_slurp c "$f"
+        first=${c%%"$nl"*}
+        if [[ $c != *" $libdir/libibverbs.so"* ]]; then
+            echo "  maps: $first did not map softverbs' libibverbs from $libdir:"
             grep libibverbs "$f" | sed 's/^/    /' | head -n 3
             bad=1
         fi
         if [ "${SOFTVERBS_PROVIDERS:-native}" = rdma-core ]; then
             for dev in "$@"; do
                 want=$(sv_provider_lib "$dev")
-                grep -qE "/$want\$" "$f" || {
-                    echo "  maps: $(head -n 1 "$f") did not map rdma-core's $want"
+                re="/$want($nl|\$)"
+                [[ $c =~ $re ]] || {
+                    echo "  maps: $first did not map rdma-core's $want"
                     bad=1
                 }
             done
-        elif grep -qE '/lib(rxe|siw)-rdmav[0-9]+\.so$' "$f"; then
-            echo "  maps: $(head -n 1 "$f") mapped an rdma-core provider in native mode"
+        elif re="/lib(rxe|siw)-rdmav[0-9]+\\.so($nl|\$)" && [[ $c =~ $re ]]; then
+            echo "  maps: $first mapped an rdma-core provider in native mode"
             bad=1
         fi
     done
-    rm -f "$work"/maps/maps.*
+    [ $n = 0 ] || rm -f "$work"/maps/maps.*
     if [ $n = 0 ]; then
         echo "  maps: no softverbs end left a maps record (did it exit normally?)"
         return 1

@@ -163,9 +163,7 @@ pp_case() {
     cli_rc=$?
     wait $spid
     srv_rc=$?
-    if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] &&
-        grep -q "$iters iters in" "$work/client.log" &&
-        grep -q "$iters iters in" "$work/server.log"; then
+    if sv_pingpong_ok "$iters" $srv_rc $cli_rc "$work/server.log" "$work/client.log"; then
         plug_check "$dev" && ok=1
     fi
     result "$name" $ok "server exit $srv_rc, client exit $cli_rc"

@@ -52,7 +52,10 @@ sv_require_loads ibv_rc_pingpong
 modprobe rdma_rxe 2> /dev/null
 [ -e /sys/module/rdma_rxe ] || skip "no rdma_rxe module"
 
+ns_pid=
 net_down() {
+    [ -n "$ns_pid" ] && kill "$ns_pid" 2> /dev/null
+    ns_pid=
     rdma link delete "$rdev" 2> /dev/null
     ip link delete "$va" 2> /dev/null
     ip netns delete "$ns" 2> /dev/null
@@ -61,6 +64,10 @@ trap 'net_down; rm -rf "$work"' EXIT
 net_down # a run killed before its cleanup
 
 ip netns add "$ns" || skip "ip netns add failed"
+# a process that stays in the namespace: sv_wait_port reads its
+# /proc/PID/net for the uroce server's port
+ip netns exec "$ns" sleep 100000 &
+ns_pid=$!
 ip link add "$va" type veth peer name "$vb" 2> "$work/veth.err" ||
     skip "no veth: $(cat "$work/veth.err")"
 ip link set "$vb" netns "$ns" || exit 1
@@ -133,24 +140,16 @@ run_case() {
     $sdo timeout -k 5 "$tmo" "$prog" -d "$sdev" -g "$sg" -n "$iters" -p $port "$@" \
         > "$work/server.log" 2>&1 &
     spid=$!
-    # the server listens in its own namespace: wait for it from there
-    for _ in $(seq 100); do
-        if [ "$s" = rxe ]; then listening $port && break
-        else ip netns exec "$ns" ss -Hltn "sport = :$port" 2> /dev/null | grep -q . && break
-        fi
-        kill -0 $spid 2> /dev/null || break
-        sleep 0.1
-    done
+    # the uroce server listens in its own namespace: look from there
+    if [ "$s" = rxe ]; then sv_wait_port $port $spid
+    else sv_wait_port $port $spid "$ns_pid"
+    fi
     $cdo timeout -k 5 "$tmo" "$prog" -d "$cdev" -g "$cg" -n "$iters" -p $port "$@" "$sip" \
         > "$work/client.log" 2>&1
     cli_rc=$?
     wait $spid
     srv_rc=$?
-    if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] &&
-        grep -q "$iters iters in" "$work/client.log" &&
-        grep -q "$iters iters in" "$work/server.log"; then
-        ok=1
-    fi
+    sv_pingpong_ok "$iters" $srv_rc $cli_rc "$work/server.log" "$work/client.log" && ok=1
     sv_result "$name" $ok "server exit $srv_rc, client exit $cli_rc"
     if [ $ok = 1 ]; then
         [ $verbose = 1 ] && tail -n 1 "$work/client.log"
