@@ -38,7 +38,8 @@
  * and taken to RTS again, receives posted, the MRs refilled.
  *
  * After each input: no canary byte changed; MRs 1, 3 and 5 are as they
- * were, MR 0 changed only if a WRITE was fed, MR 2 only if an atomic,
+ * were, MR 0 changed only if a WRITE was fed and only inside the
+ * ranges of the WRITEs' RETHs, MR 2 only if an atomic,
  * MR 4 only if a SEND; every packet uroce sent is one it parses, is a
  * response (ACK, NAK, READ response) to the QP's peer, and a READ
  * response carries bytes of MR 1 only; every completion is of one of
@@ -108,6 +109,9 @@ static struct {
 	struct sockaddr_in peer, self;
 	/* during one input */
 	bool fed_write, fed_atomic, fed_send;
+	/* the RETHs of the WRITEs fed: [va, va + len) as pointers */
+	struct { uintptr_t start, end; } wrange[MAX_PKTS];
+	unsigned int nwrange;
 	unsigned int sent;
 	bool trace;               /* FUZZ_TRACE set: say what happens */
 } h;
@@ -416,6 +420,24 @@ static void fix(uint8_t *p, size_t len, uint8_t flags, int q,
 	}
 }
 
+/* A WRITE's RETH, as the range it may change */
+static void note_write_range(const uint8_t *p, size_t len)
+{
+	const struct uroce_opcode_info *info;
+	struct uroce_reth reth;
+	unsigned int off;
+
+	if (!len || !(info = uroce_opcode_info(p[0])) || !(info->flags & UROCE_OPF_WRITE))
+		return;
+	off = uroce_hdr_offset(p[0], UROCE_HDR_RETH);
+	if (!off || off + UROCE_RETH_BYTES > len || h.nwrange == MAX_PKTS)
+		return;
+	uroce_reth_decode(p + off, &reth);
+	h.wrange[h.nwrange].start = (uintptr_t)reth.va;
+	h.wrange[h.nwrange].end = (uintptr_t)(reth.va + reth.len);
+	h.nwrange++;
+}
+
 static void feed(uint8_t *p, size_t len, uint8_t flags)
 {
 	struct uroce_context *ctx = to_uroce_context(h.ctx);
@@ -427,6 +449,7 @@ static void feed(uint8_t *p, size_t len, uint8_t flags)
 	if (flags & 0x10)
 		src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
 	fix(p, len, flags, q, &src);
+	note_write_range(p, len);
 	pthread_mutex_lock(&ctx->qp_lock);
 	why = uroce_net_deliver(ctx, p, len, &src, &h.self);
 	if (h.trace)
@@ -486,6 +509,24 @@ static void check_memory(void)
 	};
 	size_t at = 0;
 
+	/* MR_WRITE: only inside the RETHs' ranges */
+	for (size_t j = 0; may_change[MR_WRITE] && j < h.len[MR_WRITE]; j++) {
+		const uint8_t *now = h.mem + h.off[MR_WRITE] + j;
+		bool inside = false;
+
+		/* 64 bytes at a time where nothing changed */
+		if (!(j % 64) && !memcmp(now, h.golden + h.off[MR_WRITE] + j, 64)) {
+			j += 63;
+			continue;
+		}
+		if (*now == h.golden[h.off[MR_WRITE] + j])
+			continue;
+		for (unsigned int k = 0; k < h.nwrange && !inside; k++)
+			inside = (uintptr_t)now >= h.wrange[k].start &&
+				 (uintptr_t)now < h.wrange[k].end;
+		if (!inside)
+			fail("a WRITE changed a byte outside every RETH's range");
+	}
 	for (int i = 0; h.trace && i < NMR; i++)
 		if (memcmp(h.mem + h.off[i], h.golden + h.off[i], h.len[i]))
 			fprintf(stderr, "  MR %d changed\n", i);
@@ -527,6 +568,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    h.setup[i].rq_psn != s.rq_psn)
 			qp_ready(i, &s);
 	h.fed_write = h.fed_atomic = h.fed_send = false;
+	h.nwrange = 0;
 	h.sent = 0;
 
 	for (int k = 0; k < MAX_PKTS && in.left; k++) {
