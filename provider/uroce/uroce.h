@@ -397,6 +397,15 @@ in_addr_t uroce_net_addr(const struct uroce_context *ctx);
  * a positive errno (logged). */
 int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
 		   uint8_t *pkt, size_t len);
+/* A datagram for one of the context's QPs, from src to dst (qp_lock
+ * held): parsed, its ICRC checked, handed to its QP's requester (an
+ * ACK) or responder (a request). UROCE_DROP_OK when a QP took it,
+ * UROCE_DROP_COUNT when no QP has its number, else why it was dropped.
+ * What the progress thread does after the socket read; it touches no
+ * socket itself (tests/fuzz/fuzz_uroce_resp enters here). */
+enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
+				  size_t len, const struct sockaddr_in *src,
+				  const struct sockaddr_in *dst);
 /* Handle the datagrams waiting on the socket, a few at most, in the
  * caller's thread (an ibv_poll_cq that found nothing; no lock held). */
 void uroce_net_progress(struct uroce_context *ctx);

@@ -569,14 +569,49 @@ static void count_drop(struct uroce_net *net, enum uroce_drop why)
 	atomic_fetch_add(&net->drops[why], 1);
 }
 
+enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
+				  size_t len, const struct sockaddr_in *src,
+				  const struct sockaddr_in *dst)
+{
+	struct uroce_ipudp n;
+	struct uroce_pkt pkt;
+	struct uroce_qp *qp;
+	enum uroce_drop why;
+
+	why = uroce_parse(buf, len, &pkt);
+	if (why == UROCE_DROP_OK) {
+		uint16_t ip4_id;
+
+		/* the sender's IPv4 ID is not shown to a UDP socket: 0 from
+		 * an unconnected socket with DF (uroce), another from rxe
+		 * (__ip_select_ident), recovered from the ICRC itself */
+		ipudp_of(&n, src, dst);
+		why = uroce_icrc_check_ip4(&n, buf, len, &ip4_id);
+	}
+	if (why != UROCE_DROP_OK)
+		return why;
+	qp = uroce_qp_find(ctx, pkt.bth.dest_qpn);
+	if (!qp)
+		return UROCE_DROP_COUNT;
+	why = uroce_check_qpt(&pkt, qp->core.qp.qp_type == IBV_QPT_RC ? UROCE_QPT_RC :
+				    qp->core.qp.qp_type == IBV_QPT_UC ? UROCE_QPT_UC :
+									 UROCE_QPT_UD);
+	if (why != UROCE_DROP_OK)
+		return why;
+	pthread_mutex_lock(&qp->lock);
+	if (pkt.flags & UROCE_OPF_ACK)
+		uroce_req_ack(qp, &pkt);
+	else
+		uroce_resp_request(qp, &pkt, src);
+	pthread_mutex_unlock(&qp->lock);
+	return UROCE_DROP_OK;
+}
+
 /* One datagram from src, received or forwarded: qp_lock held. */
 static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 		   const struct sockaddr_in *src, bool forwarded)
 {
 	struct uroce_net *net = ctx->net;
-	struct uroce_ipudp n;
-	struct uroce_pkt pkt;
-	struct uroce_qp *qp;
 	enum uroce_drop why;
 
 	if (is_probe(buf, len))
@@ -590,38 +625,11 @@ static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 			fwd_send(net, buf, len, src, buf[5]);
 		return;
 	}
-	why = uroce_parse(buf, len, &pkt);
-	if (why == UROCE_DROP_OK) {
-		uint16_t ip4_id;
-
-		/* the sender's IPv4 ID is not shown to a UDP socket: 0 from
-		 * an unconnected socket with DF (uroce), another from rxe
-		 * (__ip_select_ident), recovered from the ICRC itself */
-		ipudp_of(&n, src, &net->addr);
-		why = uroce_icrc_check_ip4(&n, buf, len, &ip4_id);
-	}
-	if (why != UROCE_DROP_OK) {
-		count_drop(net, why);
-		return;
-	}
-	qp = uroce_qp_find(ctx, pkt.bth.dest_qpn);
-	if (!qp) {
+	why = uroce_net_deliver(ctx, buf, len, src, &net->addr);
+	if (why == UROCE_DROP_COUNT)
 		atomic_fetch_add(&net->unknown_qpn, 1);
-		return;
-	}
-	why = uroce_check_qpt(&pkt, qp->core.qp.qp_type == IBV_QPT_RC ? UROCE_QPT_RC :
-				    qp->core.qp.qp_type == IBV_QPT_UC ? UROCE_QPT_UC :
-									 UROCE_QPT_UD);
-	if (why != UROCE_DROP_OK) {
+	else if (why != UROCE_DROP_OK)
 		count_drop(net, why);
-		return;
-	}
-	pthread_mutex_lock(&qp->lock);
-	if (pkt.flags & UROCE_OPF_ACK)
-		uroce_req_ack(qp, &pkt);
-	else
-		uroce_resp_request(qp, &pkt, src);
-	pthread_mutex_unlock(&qp->lock);
 }
 
 /* The datagrams waiting, at most budget of them (qp_lock held: taking a
