@@ -48,7 +48,11 @@ sv_init() {
 
 # sv_sleep SECS: sleep without a process (after sv_init)
 sv_sleep() {
-    read -r -t "$1" -u "$sv_sleep_fd" _
+    if [ -n "${sv_sleep_fd:-}" ]; then
+        read -r -t "$1" -u "$sv_sleep_fd" _
+    else
+        sleep "$1"
+    fi
     return 0
 }
 
@@ -63,6 +67,24 @@ sv_has() {
     local __c=
     [ -r "$1" ] && sv_slurp __c "$1"
     [[ $__c == *"$2"* ]]
+}
+
+# sv_grep FILE ERE: a line of FILE matches the extended regular
+# expression ERE (grep -Eq, no process)
+sv_grep() {
+    local __l __re=$2
+    [ -r "$1" ] || return 1
+    while IFS= read -r __l || [ -n "$__l" ]; do
+        [[ $__l =~ $__re ]] && return 0
+    done < "$1"
+    return 1
+}
+
+# sv_first FILE: FILE's first line (head -n 1, no process)
+sv_first() {
+    local __l=
+    [ -r "$1" ] && IFS= read -r __l < "$1"
+    printf '%s\n' "$__l"
 }
 
 # sv_pingpong_ok ITERS SRV_RC CLI_RC SRV_LOG CLI_LOG: the verdict of a
@@ -154,6 +176,18 @@ sv_wait_port() {
         listening "$1" "${3:-}" && return 0
         kill -0 "$2" 2> /dev/null || return 1
         sv_sleep 0.02
+    done
+    return 1
+}
+
+# sv_wait_cm_listen PORT PID: until an rdma_cm id listens on PORT (rdma
+# res show cm_id) or PID is gone (15 s)
+sv_wait_cm_listen() {
+    local i re="LISTEN[^"$'\n'"]*:$1 "
+    for ((i = 0; i < 300; i++)); do
+        [[ $(rdma res show cm_id 2> /dev/null) =~ $re ]] && return 0
+        kill -0 "$2" 2> /dev/null || return 1
+        sv_sleep 0.05
     done
     return 1
 }

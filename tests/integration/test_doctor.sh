@@ -85,7 +85,11 @@ doctor() {
     rc=$?
 }
 # has EXTENDED_REGEX: a line of $out matches
-has() { printf '%s\n' "$out" | grep -qE -- "$1"; }
+has() {
+    local l re=$1
+    while IFS= read -r l; do [[ $l =~ $re ]] && return 0; done <<< "$out"
+    return 1
+}
 # check NAME WANT_RC REGEX...: $rc is WANT_RC and every REGEX matches
 check() {
     local name=$1 want=$2 ok=1 re missing=''

@@ -97,27 +97,29 @@ plabel() { if [ "$1" = pl ]; then echo plug-in; else echo rdma-core; fi; }
 # softverbs' libibverbs, and the log says our provider drove DEV. Prints
 # why not; 0 ok, 1 not.
 plug_check() {
-    local d=$1 any=${2:-} f n=0 m=0 bad=0 name
+    local d=$1 any=${2:-} f c n=0 m=0 bad=0 name
     case $d in siw*) name=siw ;; *) name=rxe ;; esac
     for f in "$work"/maps/maps.*; do
         [ -e "$f" ] || continue
         n=$((n + 1))
-        grep -q " $syslib\$" "$f" || {
-            echo "  maps: $(head -n 1 "$f") did not map rdma-core's $syslib"; bad=1; }
-        if grep -q "/libsoftverbs-$name$plugsuf\$" "$f"; then
+        sv_slurp c "$f"
+        c+=$'\n'
+        [[ $c == *" $syslib"$'\n'* ]] || {
+            echo "  maps: $(sv_first "$f") did not map rdma-core's $syslib"; bad=1; }
+        if [[ $c == *"/libsoftverbs-$name$plugsuf"$'\n'* ]]; then
             m=$((m + 1))
         elif [ -z "$any" ]; then
-            echo "  maps: $(head -n 1 "$f") did not map libsoftverbs-$name$plugsuf"; bad=1
+            echo "  maps: $(sv_first "$f") did not map libsoftverbs-$name$plugsuf"; bad=1
         fi
-        if grep -q " $libdir/libibverbs.so" "$f"; then
-            echo "  maps: $(head -n 1 "$f") mapped softverbs' own libibverbs"; bad=1
+        if [[ $c == *" $libdir/libibverbs.so"* ]]; then
+            echo "  maps: $(sv_first "$f") mapped softverbs' own libibverbs"; bad=1
         fi
     done
     [ $n -gt 0 ] || { echo "  maps: no plug-in end left a maps record"; bad=1; }
     [ $m -gt 0 ] || { echo "  maps: no process mapped libsoftverbs-$name$plugsuf"; bad=1; }
     for f in "$work"/log.*; do
         [ -e "$f" ] || continue
-        grep -q "softverbs $name provider drives $d\$" "$f" || {
+        sv_has "$f" "softverbs $name provider drives $d"$'\n' || {
             echo "  log: no 'softverbs $name provider drives $d' in $f:"
             head -n 3 "$f" | sed 's/^/    /'; bad=1; }
     done
@@ -134,7 +136,7 @@ devinfo_case() {
     if cmp -s "$work/ref" "$work/pl"; then
         ok=1
         # siw0 too, when present: ibv_devinfo opens every device
-        if [ -n "$siw" ] && ! grep -q "softverbs siw provider drives $siw\$" "$work/log.$n_log"; then
+        if [ -n "$siw" ] && ! sv_has "$work/log.$n_log" "softverbs siw provider drives $siw"$'\n'; then
             echo "  log: no 'softverbs siw provider drives $siw'"; ok=0
         fi
         plug_check "$dev" || ok=0
@@ -193,7 +195,7 @@ pt_try() {
     wait $spid
     srv_rc=$?
     # the result table: "#bytes #iterations ..." then a numeric row
-    grep -Eq "^ *[0-9]+ +$ptiters +[0-9.]+" "$work/client.log" && ok=1
+    sv_grep "$work/client.log" "^ *[0-9]+ +$ptiters +[0-9.]+" && ok=1
     [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ $ok = 1 ]
 }
 
@@ -219,16 +221,6 @@ pt_case() {
     rm -f "$work"/maps/maps.* "$work"/log.*
 }
 
-# wait_listen PORT PID: an rdma_cm id listens on PORT, or PID is gone
-wait_listen() {
-    for _ in $(seq 150); do
-        rdma res show cm_id 2> /dev/null | grep -q "LISTEN.*:$1 " && return 0
-        kill -0 "$2" 2> /dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
-
 # cm_try SERVER CLIENT OKPATTERN SERVER_CMD... -- CLIENT_CMD...: rdma_cm
 # programs over siw0 ("-p PORT" goes after each program name); sets
 # srv_rc cli_rc ok
@@ -244,14 +236,14 @@ cm_try() {
     env "${PL_ENV[@]}" timeout -k 5 "$tmo" "${srv[0]}" -p $port "${srv[@]:1}" \
         > "$work/server.log" 2>&1 &
     spid=$!
-    wait_listen $port $spid
+    sv_wait_cm_listen $port $spid
     plug_env "$c"
     env "${PL_ENV[@]}" timeout -k 5 "$tmo" "${cli[0]}" -p $port "${cli[@]:1}" \
         > "$work/client.log" 2>&1
     cli_rc=$?
     wait $spid
     srv_rc=$?
-    grep -Eq "$pat" "$work/client.log" && ok=1
+    sv_grep "$work/client.log" "$pat" && ok=1
     [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ $ok = 1 ]
 }
 
@@ -313,8 +305,8 @@ fork_case() {
         timeout -k 5 120 "$t" --shape plain --rounds 1 --fork-safe on \
         > "$work/prog.log" 2>&1 < /dev/null
     rc=$?
-    if [ $rc = 0 ] && grep -q "^OK: every byte" "$work/prog.log" &&
-        grep -q "rdma-core (or other) library" "$work/prog.log"; then
+    if [ $rc = 0 ] && sv_grep "$work/prog.log" "^OK: every byte" &&
+        sv_has "$work/prog.log" "rdma-core (or other) library"; then
         plug_check "$dev" any && ok=1
     fi
     result "fork-torture -f on (ibv_fork_init, register, fork every way) on the plug-in" $ok "exit $rc"

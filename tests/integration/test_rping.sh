@@ -49,18 +49,6 @@ sv_require_loads rping
 modprobe rdma_ucm 2> /dev/null
 port=19700
 
-# wait_listen PORT PID: until an rdma_cm id listens on PORT (the server
-# is ready) or the server is gone
-wait_listen() {
-    for _ in $(seq 150); do
-        rdma res show cm_id 2> /dev/null | grep -q "LISTEN.*:$1 " &&
-            return 0
-        kill -0 "$2" 2> /dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
-
 # report NAME DEV SRV_RC CLI_RC OK: one PASS/FAIL line (the softverbs
 # ends' maps checked too)
 report() {
@@ -86,7 +74,7 @@ rping_case() {
     env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
         rping -s -a "$ip" -p $port > "$work/server.log" 2>&1 &
     spid=$!
-    wait_listen $port $spid
+    sv_wait_cm_listen $port $spid
     sv_env "$c"
     env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
         rping -c -a "$ip" -p $port -C "$count" -v > "$work/client.log" 2>&1
@@ -94,7 +82,7 @@ rping_case() {
     wait $spid
     srv_rc=$?
     # -v prints every ping; the last one proves all $count went through
-    grep -q "rdma-ping-$((count - 1)):" "$work/client.log" && ok=1
+    sv_has "$work/client.log" "rdma-ping-$((count - 1)):" && ok=1
     report "$name" "$dev" $srv_rc $cli_rc $ok
 }
 
@@ -109,7 +97,7 @@ perftest_try() {
         "$prog" -R -d "$dev" -p $port -n "$iters" \
         > "$work/server.log" 2>&1 &
     spid=$!
-    wait_listen $port $spid
+    sv_wait_cm_listen $port $spid
     env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
         "$prog" -R -d "$dev" -p $port -n "$iters" "$ip" \
         > "$work/client.log" 2>&1
@@ -117,7 +105,7 @@ perftest_try() {
     wait $spid
     srv_rc=$?
     # the result table: "#bytes #iterations BW peak ..." then one row
-    grep -Eq "^ *[0-9]+ +$iters +[0-9.]+" "$work/client.log" && ok=1
+    sv_grep "$work/client.log" "^ *[0-9]+ +$iters +[0-9.]+" && ok=1
     [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ $ok = 1 ]
 }
 
