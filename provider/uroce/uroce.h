@@ -267,11 +267,24 @@ struct uroce_swqe {
 	__be32 imm;
 	uint64_t remote_va;
 	uint32_t rkey;
-	uint8_t *data;                 /* READ: its num_sge SGEs instead */
-	uint32_t num_sge;              /* READ */
+	uint8_t *data;                 /* READ, atomics: the num_sge SGEs */
+	uint32_t num_sge;              /* READ, atomics */
 	uint32_t len;                  /* bytes */
 	uint32_t first_psn, last_psn;  /* RC: the PSNs it took */
-	uint32_t read_psn;             /* READ: the response PSN expected */
+	uint32_t read_psn;             /* READ, atomics: the response PSN
+					* expected (last_psn + 1: all came) */
+	uint64_t compare_add, swap;    /* atomics: the AtomicETH's operands */
+};
+
+/* The responder's saved atomic results (rxe's resources, as many as
+ * rxe's largest max_dest_rd_atomic would keep): a duplicate atomic
+ * request is answered with the value it first returned, never executed
+ * twice (IBTA 9.7.5.1.3, C9-110). */
+#define UROCE_ATOMIC_RES 16
+struct uroce_atomic_res {
+	bool valid;
+	uint32_t psn;
+	uint64_t orig;
 };
 
 /* The message the responder is receiving (RC, UC). */
@@ -311,6 +324,8 @@ struct uroce_qp {
 	uint32_t msn;                  /* messages completed (AETH) */
 	bool nak_sent;                 /* one PSN-sequence NAK per gap */
 	struct uroce_resp_msg resp;
+	struct uroce_atomic_res atomic_res[UROCE_ATOMIC_RES];
+	uint32_t atomic_res_next;      /* the slot the next result takes */
 	/* RC requester's timer: a CLOCK_MONOTONIC deadline (0: none) for a
 	 * retransmission, or after an RNR NAK (rnr_wait) for sending again
 	 * from rnr_psn; the retries left (retry_cnt, rnr_retry; 7:

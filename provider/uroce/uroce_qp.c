@@ -142,6 +142,8 @@ void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
 		[IBV_WR_SEND] = IBV_WC_SEND,
 		[IBV_WR_SEND_WITH_IMM] = IBV_WC_SEND,
 		[IBV_WR_RDMA_READ] = IBV_WC_RDMA_READ,
+		[IBV_WR_ATOMIC_CMP_AND_SWP] = IBV_WC_COMP_SWAP,
+		[IBV_WR_ATOMIC_FETCH_AND_ADD] = IBV_WC_FETCH_ADD,
 	};
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -200,6 +202,7 @@ static void qp_reset(struct uroce_qp *qp)
 	qp->timer_ns = 0;
 	qp->rnr_wait = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(qp->atomic_res, 0, sizeof(qp->atomic_res));
 }
 
 /* ---- modify, query ------------------------------------------------------ */

@@ -33,8 +33,17 @@
  * - A duplicate READ is answered again from its own RETH (rxe replays
  *   from a saved resource that must cover it; uroce reads again).
  *
- * To do: atomics with their saved results, SRQs, SEND with
- * invalidate. */
+ * - Atomics (CMP_AND_SWP, FETCH_AND_ADD) need IBV_ACCESS_REMOTE_ATOMIC
+ *   on the QP, an 8-byte aligned address (else an invalid request, as
+ *   rxe) and an MR granting remote atomic access over its 8 bytes; they
+ *   execute with the compiler's atomics on the MR's memory (so they are
+ *   atomic against this host's CPUs and other QPs too), and the ATOMIC
+ *   ACKNOWLEDGE carries the original value. The result is saved by PSN
+ *   (the last UROCE_ATOMIC_RES of them): a duplicate is answered from
+ *   it, never executed again, or dropped when it is gone (rxe's class D
+ *   case).
+ *
+ * To do: SRQs, SEND with invalidate. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -430,6 +439,76 @@ static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	return ret;
 }
 
+/* ---- atomics ------------------------------------------------------------------------- */
+
+static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint32_t msn,
+			    uint64_t orig)
+{
+	uint8_t buf[UROCE_BTH_BYTES + UROCE_AETH_BYTES + UROCE_ATMACK_BYTES +
+		    UROCE_ICRC_BYTES];
+	struct uroce_pkt pkt = { 0 };
+	int len;
+
+	pkt.bth.opcode = UROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+	pkt.bth.psn = psn;
+	pkt.aeth.syndrome = UROCE_AETH_ACK_UNLIMITED;
+	pkt.aeth.msn = msn & 0xffffff;
+	pkt.atmack_orig = orig;
+	len = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
+	if (len > 0)
+		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)len);
+}
+
+static int exec_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	const struct uroce_atmeth *a = &pkt->atmeth;
+	struct uroce_atomic_res *res;
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+	uint64_t *p, orig;
+
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (a->va & 7)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	mr = uroce_mr_check(qp->core.qp.pd, a->rkey, a->va, sizeof(uint64_t),
+			    IBV_ACCESS_REMOTE_ATOMIC, &fault);
+	if (!mr)
+		return UROCE_AETH_NAK_REM_ACC_ERR;
+	p = uroce_mr_ptr(mr, a->va);
+	if (pkt->bth.opcode == UROCE_OP_RC_COMPARE_SWAP) {
+		orig = a->comp;
+		__atomic_compare_exchange_n(p, &orig, a->swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, a->swap_add, __ATOMIC_SEQ_CST);
+	}
+	uroce_mr_put(mr);
+	res = &qp->atomic_res[qp->atomic_res_next++ % UROCE_ATOMIC_RES];
+	*res = (struct uroce_atomic_res){ .valid = true, .psn = pkt->bth.psn,
+					  .orig = orig };
+	/* the atomic itself counted (C9-148: at execution) */
+	send_atomic_ack(qp, pkt->bth.psn, qp->msn + 1, orig);
+	return RESP_OK;
+}
+
+/* A duplicate atomic: answered with its saved result, or dropped. */
+static void replay_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	for (unsigned int i = 0; i < UROCE_ATOMIC_RES; i++) {
+		const struct uroce_atomic_res *res = &qp->atomic_res[i];
+
+		if (res->valid && res->psn == pkt->bth.psn) {
+			send_atomic_ack(qp, res->psn, qp->msn, res->orig);
+			return;
+		}
+	}
+	sv_dbg("uroce: QP %#x: duplicate atomic at PSN %#x, its result is gone: dropped",
+	       qp->core.qp.qp_num, pkt->bth.psn);
+}
+
 /* Execute a packet in sequence: RESP_OK or the syndrome to answer. */
 static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
@@ -443,8 +522,10 @@ static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		ret = exec_write(qp, pkt);
 	else if (pkt->flags & UROCE_OPF_READ)
 		ret = exec_read(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_ATOMIC)
+		ret = exec_atomic(qp, pkt);
 	else
-		ret = UROCE_AETH_NAK_INVALID_REQ; /* atomics: to do */
+		ret = UROCE_AETH_NAK_INVALID_REQ;
 	if (ret != RESP_OK)
 		return ret;
 	qp->resp.active = !ends(pkt);
@@ -471,6 +552,8 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		 * data is read again); anything else: ACK what we have */
 		if (pkt->flags & UROCE_OPF_READ)
 			answer_read(qp, pkt);
+		else if (pkt->flags & UROCE_OPF_ATOMIC)
+			replay_atomic(qp, pkt);
 		else
 			send_aeth(qp, UROCE_AETH_ACK_UNLIMITED,
 				  uroce_psn_add(qp->rq_psn, UROCE_PSN_MASK));
@@ -490,8 +573,9 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	qp->rq_psn = uroce_psn_add(qp->rq_psn, 1);
-	/* a READ's responses are its acknowledgement */
-	if (pkt->bth.ack_req && !(pkt->flags & UROCE_OPF_READ))
+	/* a READ's responses, an atomic's ATOMIC ACKNOWLEDGE are their
+	 * acknowledgement */
+	if (pkt->bth.ack_req && !(pkt->flags & (UROCE_OPF_READ | UROCE_OPF_ATOMIC)))
 		send_aeth(qp, UROCE_AETH_ACK_UNLIMITED, pkt->bth.psn);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* uroce's QPs on the host, over lo (SOFTVERBS_UROCE=lo; no VM, no root):
  * the state machine and its refusals (nothing half-applied), UD
- * send/receive with the GRH in front, RC SEND and RDMA WRITE checked
- * byte for byte, a WRITE outside the peer's MR, and the SO_REUSEPORT
+ * send/receive with the GRH in front, RC SEND, RDMA WRITE, READ and
+ * atomics checked byte for byte, a WRITE outside the peer's MR, and the SO_REUSEPORT
  * demultiplexer: two contexts and two processes each get their own
  * QPs' packets. */
 #include "config.h"
@@ -152,7 +152,8 @@ static void to_init(struct ibv_qp *qp)
 		a.qkey = 0x11111111;
 		mask |= IBV_QP_QKEY;
 	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
@@ -685,6 +686,110 @@ START_TEST(rc_read)
 }
 END_TEST
 
+/* RDMA atomics: FETCH_AND_ADD and CMP_AND_SWP (a match and a miss)
+ * return the value before and change the peer's memory as they say; a
+ * misaligned or non-8-byte one is refused at post; an MR without remote
+ * atomic access is a remote access error. */
+static void atomic_post(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			struct ibv_mr *mr, uint64_t *res, uint64_t raddr,
+			uint32_t rkey, uint64_t compare_add, uint64_t swap,
+			uint64_t wr_id, int want)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)res, .length = 8,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				  .opcode = op, .send_flags = IBV_SEND_SIGNALED },
+			   *bad;
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), want);
+}
+
+static uint64_t atomic_done(struct ibv_cq *cq, uint64_t wr_id,
+			    enum ibv_wc_opcode opcode, const uint64_t *res)
+{
+	struct ibv_wc wc = wait_wc(cq);
+
+	ck_assert_uint_eq(wc.wr_id, wr_id);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, opcode);
+	ck_assert_uint_eq(wc.byte_len, 8);
+	return *res;
+}
+
+START_TEST(rc_atomics)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *amr, *bmr, *bmr_noatomic;
+	struct ibv_wc wc;
+	static uint64_t res[4], target[4];
+
+	if (!open_end(&e))
+		return;
+	a = make_qp(&e, IBV_QPT_RC);
+	b = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, b->qp_num);
+	to_rtr_rts(b, a->qp_num);
+	amr = ibv_reg_mr(e.pd, res, sizeof(res), IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(e.pd, target, sizeof(target),
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	ck_assert_ptr_nonnull(amr);
+	ck_assert_ptr_nonnull(bmr);
+
+	target[1] = 1000;
+	res[0] = ~0ull;
+	atomic_post(a, IBV_WR_ATOMIC_FETCH_AND_ADD, amr, &res[0],
+		    (uintptr_t)&target[1], bmr->rkey, 0x100000005ull, 0, 1, 0);
+	ck_assert_uint_eq(atomic_done(e.cq, 1, IBV_WC_FETCH_ADD, &res[0]), 1000);
+	ck_assert_uint_eq(target[1], 1000 + 0x100000005ull);
+
+	/* a match swaps, a miss leaves it; both return what was there */
+	atomic_post(a, IBV_WR_ATOMIC_CMP_AND_SWP, amr, &res[1],
+		    (uintptr_t)&target[1], bmr->rkey, 1000 + 0x100000005ull,
+		    0xabcdef0123456789ull, 2, 0);
+	ck_assert_uint_eq(atomic_done(e.cq, 2, IBV_WC_COMP_SWAP, &res[1]),
+			  1000 + 0x100000005ull);
+	ck_assert_uint_eq(target[1], 0xabcdef0123456789ull);
+	atomic_post(a, IBV_WR_ATOMIC_CMP_AND_SWP, amr, &res[2],
+		    (uintptr_t)&target[1], bmr->rkey, 42, 7, 3, 0);
+	ck_assert_uint_eq(atomic_done(e.cq, 3, IBV_WC_COMP_SWAP, &res[2]),
+			  0xabcdef0123456789ull);
+	ck_assert_uint_eq(target[1], 0xabcdef0123456789ull);
+	ck_assert_uint_eq(target[0], 0);
+	ck_assert_uint_eq(target[2], 0);
+
+	/* rxe's rules at post: 8-byte aligned */
+	atomic_post(a, IBV_WR_ATOMIC_FETCH_AND_ADD, amr, &res[0],
+		    (uintptr_t)&target[1] + 4, bmr->rkey, 1, 0, 4, EINVAL);
+
+	/* an MR without remote atomic access */
+	bmr_noatomic = ibv_reg_mr(e.pd, target, sizeof(target),
+				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(bmr_noatomic);
+	atomic_post(a, IBV_WR_ATOMIC_FETCH_AND_ADD, amr, &res[3],
+		    (uintptr_t)&target[1], bmr_noatomic->rkey, 1, 0, 5, 0);
+	wc = wait_wc(e.cq);
+	ck_assert_uint_eq(wc.wr_id, 5);
+	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(target[1], 0xabcdef0123456789ull);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(amr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr_noatomic), 0);
+	close_end(&e);
+}
+END_TEST
+
 /* Two RC QPs of one context, connected, with the given retry counts
  * for a */
 static void rc_pair(struct end *e, struct ibv_qp **a, struct ibv_qp **b,
@@ -1205,6 +1310,7 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, ud_send_recv_with_grh);
 	tcase_add_test(tc, rc_send_and_write);
 	tcase_add_test(tc, rc_read);
+	tcase_add_test(tc, rc_atomics);
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_rnr_retry);
 	suite_add_tcase(s, tc);
