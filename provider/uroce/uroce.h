@@ -276,11 +276,14 @@ struct uroce_swqe {
 	uint64_t compare_add, swap;    /* atomics: the AtomicETH's operands */
 };
 
-/* The responder's saved atomic results (rxe's resources, as many as
- * rxe's largest max_dest_rd_atomic would keep): a duplicate atomic
- * request is answered with the value it first returned, never executed
- * twice (IBTA 9.7.5.1.3, C9-110). */
-#define UROCE_ATOMIC_RES 16
+/* The responder's saved atomic results (rxe's resources): a duplicate
+ * atomic request is answered with the value it first returned, never
+ * executed twice (IBTA 9.7.5.1.3, C9-110). As many as the largest
+ * max_dest_rd_atomic (rxe's 128): a requester that lost one ATOMIC
+ * ACKNOWLEDGE drops the ones after it and asks again for all it has
+ * outstanding (as rxe's completer does), up to its max_rd_atomic; each
+ * must still be answerable, or the requester retries for ever. */
+#define UROCE_ATOMIC_RES 128
 struct uroce_atomic_res {
 	bool valid;
 	uint32_t psn;

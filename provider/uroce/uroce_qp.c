@@ -27,6 +27,8 @@
 #define UROCE_MAX_QP_WR 1048576
 #define UROCE_MAX_SGE 32
 #define UROCE_MAX_RD_ATOM 128
+_Static_assert(UROCE_ATOMIC_RES >= UROCE_MAX_RD_ATOM,
+	       "a saved atomic result for every max_dest_rd_atomic");
 #define UROCE_QP_ACCESS                                                       \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                   \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
