@@ -43,7 +43,12 @@
  *   it, never executed again, or dropped when it is gone (rxe's class D
  *   case).
  *
- * To do: SRQs, SEND with invalidate. */
+ * - A QP with an SRQ takes the SRQ's head WQE when a message needs one
+ *   (uroce_srq.c), and keeps it until the message completes it; no WQE
+ *   there: an RNR NAK (RC), a drop (UC, UD), as without one. post_recv
+ *   on such a QP is refused (EINVAL), as rxe.
+ *
+ * To do: SEND with invalidate. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -71,6 +76,11 @@ static int post_one(struct uroce_qp *qp, const struct ibv_recv_wr *wr)
 
 	if (qp->attr.qp_state == IBV_QPS_RESET) {
 		sv_err("uroce: QP %#x: post_recv in RESET", qp->core.qp.qp_num);
+		return EINVAL;
+	}
+	if (qp->srq) {
+		sv_err("uroce: QP %#x: post_recv on a QP with an SRQ (ibv_post_srq_recv)",
+		       qp->core.qp.qp_num);
 		return EINVAL;
 	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
@@ -148,16 +158,24 @@ static enum ibv_wc_status scatter(struct uroce_qp *qp,
 	return uroce_scatter(qp, w->sge, w->num_sge, off, data, len);
 }
 
+/* The receive WQE in use (resp.have_wqe): the QP's head one, or the one
+ * it took from its SRQ */
+static const struct uroce_rwqe *cur_wqe(const struct uroce_qp *qp)
+{
+	return qp->srq ? &qp->srq_wqe : &qp->rq[qp->rq_head % qp->rq_slots];
+}
+
 static void complete_recv(struct uroce_qp *qp, struct ibv_wc *wc,
 			  const struct uroce_pkt *pkt)
 {
 	wc->qp_num = qp->core.qp.qp_num;
-	wc->wr_id = qp->rq[qp->rq_head % qp->rq_slots].wr_id;
+	wc->wr_id = cur_wqe(qp)->wr_id;
 	if (pkt && (pkt->hdrs & UROCE_HDR_IMMDT)) {
 		wc->wc_flags |= IBV_WC_WITH_IMM;
 		wc->imm_data = htobe32(pkt->imm);
 	}
-	qp->rq_head++;
+	if (!qp->srq)
+		qp->rq_head++;
 	qp->resp.have_wqe = false;
 	if (uroce_cq_push(to_uroce_cq(qp->core.qp.recv_cq), wc,
 			  pkt && pkt->bth.se))
@@ -224,6 +242,8 @@ static void grh_of(uint8_t *grh, const struct uroce_pkt *pkt,
 	ip[11] = (uint8_t)sum;
 }
 
+static bool take_wqe(struct uroce_qp *qp);
+
 static void ud_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
 		       const struct sockaddr_in *src)
 {
@@ -231,9 +251,9 @@ static void ud_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
 	struct ibv_wc wc = { .opcode = IBV_WC_RECV, .wc_flags = IBV_WC_GRH };
 	const struct uroce_rwqe *w;
 
-	if (pkt->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail)
+	if (pkt->deth.qkey != qp->attr.qkey || !take_wqe(qp))
 		return;
-	w = &qp->rq[qp->rq_head % qp->rq_slots];
+	w = cur_wqe(qp);
 	grh_of(grh, pkt, src, uroce_net_addr(qp->ctx));
 	wc.status = scatter(qp, w, 0, grh, sizeof(grh));
 	if (wc.status == IBV_WC_SUCCESS)
@@ -277,7 +297,8 @@ static bool take_wqe(struct uroce_qp *qp)
 {
 	if (qp->resp.have_wqe)
 		return true;
-	if (qp->rq_head == qp->rq_tail)
+	if (qp->srq ? !uroce_srq_take(qp->srq, &qp->srq_wqe) :
+		      qp->rq_head == qp->rq_tail)
 		return false;
 	qp->resp.have_wqe = true;
 	qp->resp.offset = 0;
@@ -291,7 +312,7 @@ static int exec_send(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 
 	if (!take_wqe(qp))
 		return UROCE_RNR_NAK_SYNDROME(qp->attr.min_rnr_timer);
-	w = &qp->rq[qp->rq_head % qp->rq_slots];
+	w = cur_wqe(qp);
 	st = scatter(qp, w, qp->resp.offset, pkt->payload, pkt->payload_len);
 	if (st != IBV_WC_SUCCESS) {
 		complete_recv_error(qp, st);

@@ -2,8 +2,8 @@
 /* uroce's QPs on the host, over lo (SOFTVERBS_UROCE=lo; no VM, no root):
  * the state machine and its refusals (nothing half-applied), UD
  * send/receive with the GRH in front, RC SEND, RDMA WRITE, READ and
- * atomics checked byte for byte, a WRITE outside the peer's MR, and the SO_REUSEPORT
- * demultiplexer: two contexts and two processes each get their own
+ * atomics checked byte for byte, a WRITE outside the peer's MR, an SRQ
+ * shared by two QPs, and the SO_REUSEPORT demultiplexer: two contexts and two processes each get their own
  * QPs' packets. */
 #include "config.h"
 
@@ -790,6 +790,119 @@ START_TEST(rc_atomics)
 }
 END_TEST
 
+/* An SRQ shared by two RC QPs (b1, b2; a1 and a2 send to them): each
+ * message lands in the next SRQ WQE, whichever QP it came to, its
+ * completion naming that QP; an empty SRQ makes the sender wait (RNR)
+ * until a WQE is posted; post_recv on such a QP is refused; the limit
+ * fires IBV_EVENT_SRQ_LIMIT_REACHED once and disarms; destroy_srq is
+ * EBUSY while QPs use it. */
+START_TEST(srq_shared_by_two_qps)
+{
+	enum { MSG = 3000 }; /* three packets at MTU 1024 */
+	struct end e;
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ibv_qp_init_attr ia = {
+		.send_cq = NULL, .recv_cq = NULL, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1,
+			 .max_recv_wr = 16, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *a1, *a2, *b1, *b2;
+	struct ibv_srq *srq;
+	struct ibv_srq_attr sa;
+	struct ibv_mr *mr;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge;
+	struct ibv_async_event ev;
+	struct ibv_wc s, r;
+	static uint8_t buf[8 * MSG + 2 * MSG];
+	uint8_t *src = buf + 8 * MSG;
+
+	if (!open_end(&e))
+		return;
+	srq = ibv_create_srq(e.pd, &sia);
+	ck_assert_ptr_nonnull(srq);
+	ck_assert_uint_ge(sia.attr.max_wr, 8);
+	ia.send_cq = ia.recv_cq = e.cq;
+	ia.srq = srq;
+	b1 = ibv_create_qp(e.pd, &ia);
+	b2 = ibv_create_qp(e.pd, &ia);
+	ck_assert_ptr_nonnull(b1);
+	ck_assert_ptr_nonnull(b2);
+	ck_assert_ptr_eq(b1->srq, srq);
+	a1 = make_qp(&e, IBV_QPT_RC);
+	a2 = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(a1);
+	ck_assert_ptr_nonnull(a2);
+	to_init(a1);
+	to_init(a2);
+	to_init(b1);
+	to_init(b2);
+	to_rtr_rts(a1, b1->qp_num);
+	to_rtr_rts(b1, a1->qp_num);
+	to_rtr_rts(a2, b2->qp_num);
+	to_rtr_rts(b2, a2->qp_num);
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	fill(src, 2 * MSG, 21);
+	memset(buf, 0, 8 * MSG);
+
+	/* the QP's own receive queue is not there */
+	sge = (struct ibv_sge){ (uintptr_t)buf, MSG, mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 99, .sg_list = &sge, .num_sge = 1 };
+	ck_assert_int_eq(ibv_post_recv(b1, &rwr, &rbad), EINVAL);
+
+	/* an empty SRQ: a1's SEND waits (RNR) until a WQE comes */
+	rc_post(a1, IBV_WR_SEND, mr, src, MSG, 0, 0, 1);
+	usleep(20000);
+	ck_assert_int_eq(ibv_poll_cq(e.cq, 1, &s), 0);
+	for (int i = 0; i < 4; i++) {
+		sge = (struct ibv_sge){ (uintptr_t)buf + (size_t)i * MSG, MSG, mr->lkey };
+		rwr = (struct ibv_recv_wr){ .wr_id = 100 + (uint64_t)i, .sg_list = &sge,
+					    .num_sge = 1 };
+		ck_assert_int_eq(ibv_post_srq_recv(srq, &rwr, &rbad), 0);
+	}
+	wait_two(e.cq, 1, &s, 100, &r);
+	ck_assert_int_eq(s.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.qp_num, b1->qp_num);
+	ck_assert_uint_eq(r.byte_len, MSG);
+	ck_assert_mem_eq(buf, src, MSG);
+
+	/* the limit: armed at 2 with 3 WQEs left; a2's SEND leaves 2 (no
+	 * event), a1's next leaves 1: the event, once */
+	sa.srq_limit = 2;
+	ck_assert_int_eq(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), 0);
+	ck_assert_int_eq(ibv_query_srq(srq, &sa), 0);
+	ck_assert_uint_eq(sa.srq_limit, 2);
+	rc_post(a2, IBV_WR_SEND, mr, src + MSG, MSG, 0, 0, 2);
+	wait_two(e.cq, 2, &s, 101, &r);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.qp_num, b2->qp_num);
+	ck_assert_mem_eq(buf + MSG, src + MSG, MSG);
+	rc_post(a1, IBV_WR_SEND, mr, src + 7, MSG, 0, 0, 3);
+	wait_two(e.cq, 3, &s, 102, &r);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.qp_num, b1->qp_num);
+	ck_assert_mem_eq(buf + 2 * MSG, src + 7, MSG);
+	ck_assert_int_eq(ibv_get_async_event(e.ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED);
+	ck_assert_ptr_eq(ev.element.srq, srq);
+	ibv_ack_async_event(&ev);
+	ck_assert_int_eq(ibv_query_srq(srq, &sa), 0);
+	ck_assert_uint_eq(sa.srq_limit, 0); /* disarmed */
+
+	/* in use: not destroyed */
+	ck_assert_int_eq(ibv_destroy_srq(srq), EBUSY);
+	ck_assert_int_eq(ibv_destroy_qp(a1), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a2), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b1), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b2), 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_end(&e);
+}
+END_TEST
+
 /* Two RC QPs of one context, connected, with the given retry counts
  * for a */
 static void rc_pair(struct end *e, struct ibv_qp **a, struct ibv_qp **b,
@@ -1311,6 +1424,7 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, rc_send_and_write);
 	tcase_add_test(tc, rc_read);
 	tcase_add_test(tc, rc_atomics);
+	tcase_add_test(tc, srq_shared_by_two_qps);
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_rnr_retry);
 	suite_add_tcase(s, tc);
