@@ -88,6 +88,7 @@ struct uroce_context {
 	/* destroyed CQs whose CQ_ERR event is still unread: freed at
 	 * close, so that reading it touches no freed memory; pd_lock */
 	struct uroce_cq *zombies;
+	struct uroce_srq *srqs;        /* live SRQs (freed at close); pd_lock */
 	/* the engine: its QPs (uroce_qp.c), its socket and progress thread
 	 * (uroce_net.c), all set up with the first QP */
 	pthread_mutex_t qp_lock;       /* the progress thread handles each
@@ -273,6 +274,7 @@ struct uroce_srq {
 	uint32_t limit;                /* srq_limit, 0: disarmed; lock */
 	unsigned int async_written;    /* LIMIT_REACHED events; lock */
 	_Atomic unsigned int qp_refs;  /* QPs created with it */
+	struct uroce_srq *next;        /* the context's list; its pd_lock */
 };
 
 static inline struct uroce_srq *to_uroce_srq(struct ibv_srq *ibsrq)
@@ -289,6 +291,8 @@ int uroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int uroce_destroy_srq(struct ibv_srq *ibsrq);
 int uroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
+/* Free what a closing context's SRQs hold (after its QPs). */
+void uroce_srq_release_context(struct uroce_context *ctx);
 /* Move the SRQ's head WQE into *into (its sge array room for the SRQ's
  * max_sge): false when the SRQ is empty. Fires the limit event. */
 bool uroce_srq_take(struct uroce_srq *srq, struct uroce_rwqe *into);

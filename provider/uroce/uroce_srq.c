@@ -93,6 +93,10 @@ static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_attr *a,
 	pthread_mutex_init(&ibsrq->mutex, NULL);
 	pthread_cond_init(&ibsrq->cond, NULL);
 	srq->core.srq_type = IBV_SRQT_BASIC;
+	pthread_mutex_lock(&ctx->pd_lock);
+	srq->next = ctx->srqs;
+	ctx->srqs = srq;
+	pthread_mutex_unlock(&ctx->pd_lock);
 	a->max_wr = srq->slots;
 	a->max_sge = srq->max_sge;
 	return ibsrq;
@@ -206,9 +210,30 @@ int uroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 	return 0;
 }
 
+static void srq_free(struct uroce_srq *srq)
+{
+	pthread_mutex_destroy(&srq->lock);
+	pthread_cond_destroy(&srq->core.srq.cond);
+	pthread_mutex_destroy(&srq->core.srq.mutex);
+	free(srq->rq);
+	free(srq->rq_sge);
+	free(srq);
+}
+
+void uroce_srq_release_context(struct uroce_context *ctx)
+{
+	while (ctx->srqs) {
+		struct uroce_srq *next = ctx->srqs->next;
+
+		srq_free(ctx->srqs);
+		ctx->srqs = next;
+	}
+}
+
 int uroce_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct uroce_srq *srq = to_uroce_srq(ibsrq);
+	struct uroce_context *ctx = srq->ctx;
 	unsigned int written;
 
 	if (atomic_load(&srq->qp_refs)) {
@@ -224,12 +249,15 @@ int uroce_destroy_srq(struct ibv_srq *ibsrq)
 	while (ibsrq->events_completed != written)
 		pthread_cond_wait(&ibsrq->cond, &ibsrq->mutex);
 	pthread_mutex_unlock(&ibsrq->mutex);
-	pthread_mutex_destroy(&srq->lock);
-	pthread_cond_destroy(&ibsrq->cond);
-	pthread_mutex_destroy(&ibsrq->mutex);
-	free(srq->rq);
-	free(srq->rq_sge);
-	free(srq);
+	pthread_mutex_lock(&ctx->pd_lock);
+	for (struct uroce_srq **p = &ctx->srqs; *p; p = &(*p)->next) {
+		if (*p == srq) {
+			*p = srq->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->pd_lock);
+	srq_free(srq);
 	return 0;
 }
 

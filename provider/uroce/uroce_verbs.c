@@ -286,6 +286,7 @@ void uroce_context_release(struct uroce_context *ctx)
 	/* what the application did not free goes with the context, as the
 	 * kernel frees a closed context's objects */
 	uroce_qp_release_context(ctx);
+	uroce_srq_release_context(ctx);
 	uroce_mr_release_context(&ctx->sv.vctx.context);
 	uroce_cq_release_context(&ctx->sv.vctx.context);
 	pd = ctx->pds.next;
