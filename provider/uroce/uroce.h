@@ -25,10 +25,12 @@
 /* The device names: uroce<N>, N the interface's place in SOFTVERBS_UROCE,
  * or as softverbs link configured them (uroce_dev_name_valid) */
 #define UROCE_NAME_PREFIX "uroce"
-/* rxe's limits that the MR table and the CQs enforce (uroce_verbs.c
- * reports them with the rest) */
+/* rxe's limits that the MR table, the CQs and the SRQs enforce
+ * (uroce_verbs.c reports them with the rest) */
 #define UROCE_MAX_CQE 32767            /* (1 << 15) - 1 */
 #define UROCE_MAX_MR 524287
+#define UROCE_MAX_SRQ_WR 1048576
+#define UROCE_MAX_SRQ_SGE 27
 /* How many interfaces SOFTVERBS_UROCE may name */
 #define UROCE_MAX_DEVICES 64
 
@@ -86,6 +88,7 @@ struct uroce_context {
 	/* destroyed CQs whose CQ_ERR event is still unread: freed at
 	 * close, so that reading it touches no freed memory; pd_lock */
 	struct uroce_cq *zombies;
+	struct uroce_srq *srqs;        /* live SRQs (freed at close); pd_lock */
 	/* the engine: its QPs (uroce_qp.c), its socket and progress thread
 	 * (uroce_net.c), all set up with the first QP */
 	pthread_mutex_t qp_lock;       /* the progress thread handles each
@@ -257,6 +260,43 @@ struct uroce_rwqe {
 	struct ibv_sge *sge;           /* cap.max_recv_sge entries */
 };
 
+/* ---- uroce_srq.c: shared receive queues --------------------------------- */
+
+struct uroce_srq {
+	struct sv_srq core;            /* first */
+	struct uroce_context *ctx;     /* immutable */
+	uint32_t max_sge;              /* immutable */
+	pthread_mutex_t lock;
+	/* a ring of slots, [head, tail) posted; lock */
+	struct uroce_rwqe *rq;
+	struct ibv_sge *rq_sge;
+	uint32_t slots, head, tail;
+	uint32_t limit;                /* srq_limit, 0: disarmed; lock */
+	unsigned int async_written;    /* LIMIT_REACHED events; lock */
+	_Atomic unsigned int qp_refs;  /* QPs created with it */
+	struct uroce_srq *next;        /* the context's list; its pd_lock */
+};
+
+static inline struct uroce_srq *to_uroce_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct uroce_srq, core.srq);
+}
+
+struct ibv_srq *uroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+struct ibv_srq *uroce_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr);
+int uroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int uroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int uroce_destroy_srq(struct ibv_srq *ibsrq);
+int uroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+/* Free what a closing context's SRQs hold (after its QPs). */
+void uroce_srq_release_context(struct uroce_context *ctx);
+/* Move the SRQ's head WQE into *into (its sge array room for the SRQ's
+ * max_sge): false when the SRQ is empty. Fires the limit event. */
+bool uroce_srq_take(struct uroce_srq *srq, struct uroce_rwqe *into);
+
 /* A send WR, its message gathered into data at post time (kept until the
  * peer acknowledges it: a retransmission sends it again). */
 struct uroce_swqe {
@@ -267,11 +307,27 @@ struct uroce_swqe {
 	__be32 imm;
 	uint64_t remote_va;
 	uint32_t rkey;
-	uint8_t *data;                 /* READ: its num_sge SGEs instead */
-	uint32_t num_sge;              /* READ */
+	uint8_t *data;                 /* READ, atomics: the num_sge SGEs */
+	uint32_t num_sge;              /* READ, atomics */
 	uint32_t len;                  /* bytes */
 	uint32_t first_psn, last_psn;  /* RC: the PSNs it took */
-	uint32_t read_psn;             /* READ: the response PSN expected */
+	uint32_t read_psn;             /* READ, atomics: the response PSN
+					* expected (last_psn + 1: all came) */
+	uint64_t compare_add, swap;    /* atomics: the AtomicETH's operands */
+};
+
+/* The responder's saved atomic results (rxe's resources): a duplicate
+ * atomic request is answered with the value it first returned, never
+ * executed twice (IBTA 9.7.5.1.3, C9-110). As many as the largest
+ * max_dest_rd_atomic (rxe's 128): a requester that lost one ATOMIC
+ * ACKNOWLEDGE drops the ones after it and asks again for all it has
+ * outstanding (as rxe's completer does), up to its max_rd_atomic; each
+ * must still be answerable, or the requester retries for ever. */
+#define UROCE_ATOMIC_RES 128
+struct uroce_atomic_res {
+	bool valid;
+	uint32_t psn;
+	uint64_t orig;
 };
 
 /* The message the responder is receiving (RC, UC). */
@@ -311,6 +367,12 @@ struct uroce_qp {
 	uint32_t msn;                  /* messages completed (AETH) */
 	bool nak_sent;                 /* one PSN-sequence NAK per gap */
 	struct uroce_resp_msg resp;
+	/* with an SRQ (srq immutable): the WQE taken from it while
+	 * resp.have_wqe; its sge array is srq->max_sge long */
+	struct uroce_srq *srq;
+	struct uroce_rwqe srq_wqe;
+	struct uroce_atomic_res atomic_res[UROCE_ATOMIC_RES];
+	uint32_t atomic_res_next;      /* the slot the next result takes */
 	/* RC requester's timer: a CLOCK_MONOTONIC deadline (0: none) for a
 	 * retransmission, or after an RNR NAK (rnr_wait) for sending again
 	 * from rnr_psn; the retries left (retry_cnt, rnr_retry; 7:

@@ -27,6 +27,8 @@
 #define UROCE_MAX_QP_WR 1048576
 #define UROCE_MAX_SGE 32
 #define UROCE_MAX_RD_ATOM 128
+_Static_assert(UROCE_ATOMIC_RES >= UROCE_MAX_RD_ATOM,
+	       "a saved atomic result for every max_dest_rd_atomic");
 #define UROCE_QP_ACCESS                                                       \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                   \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
@@ -142,6 +144,8 @@ void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
 		[IBV_WR_SEND] = IBV_WC_SEND,
 		[IBV_WR_SEND_WITH_IMM] = IBV_WC_SEND,
 		[IBV_WR_RDMA_READ] = IBV_WC_RDMA_READ,
+		[IBV_WR_ATOMIC_CMP_AND_SWP] = IBV_WC_COMP_SWAP,
+		[IBV_WR_ATOMIC_FETCH_AND_ADD] = IBV_WC_FETCH_ADD,
 	};
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -166,6 +170,16 @@ static void flush_queues(struct uroce_qp *qp)
 		uroce_complete_send(qp, w, IBV_WC_WR_FLUSH_ERR);
 		free(w->data);
 		w->data = NULL;
+	}
+	/* a WQE taken from the SRQ goes with the QP; the SRQ's others
+	 * stay for its other QPs */
+	if (qp->srq && qp->resp.have_wqe) {
+		struct ibv_wc wc = { .wr_id = qp->srq_wqe.wr_id,
+				     .status = IBV_WC_WR_FLUSH_ERR,
+				     .opcode = IBV_WC_RECV,
+				     .qp_num = qp->core.qp.qp_num };
+
+		uroce_cq_push(to_uroce_cq(qp->core.qp.recv_cq), &wc, false);
 	}
 	while (qp->rq_head != qp->rq_tail) {
 		struct uroce_rwqe *w = &qp->rq[qp->rq_head++ % qp->rq_slots];
@@ -200,6 +214,7 @@ static void qp_reset(struct uroce_qp *qp)
 	qp->timer_ns = 0;
 	qp->rnr_wait = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(qp->atomic_res, 0, sizeof(qp->atomic_res));
 }
 
 /* ---- modify, query ------------------------------------------------------ */
@@ -323,17 +338,19 @@ static int check_init(struct ibv_context *ibctx,
 		       a->comp_mask);
 		return EOPNOTSUPP;
 	}
-	if (a->srq) {
-		sv_err("uroce: no SRQs yet");
-		return EOPNOTSUPP;
+	if (a->srq && a->srq->context != ibctx) {
+		sv_err("uroce: create_qp: the SRQ is another context's");
+		return EINVAL;
 	}
 	if (!a->pd || a->pd->context != ibctx || !a->send_cq || !a->recv_cq ||
 	    a->send_cq->context != ibctx || a->recv_cq->context != ibctx) {
 		sv_err("uroce: create_qp needs a PD, a send CQ and a receive CQ of this context");
 		return EINVAL;
 	}
-	if (c->max_send_wr > UROCE_MAX_QP_WR || c->max_recv_wr > UROCE_MAX_QP_WR ||
-	    c->max_send_sge > UROCE_MAX_SGE || c->max_recv_sge > UROCE_MAX_SGE ||
+	if (c->max_send_wr > UROCE_MAX_QP_WR ||
+	    (!a->srq && c->max_recv_wr > UROCE_MAX_QP_WR) ||
+	    c->max_send_sge > UROCE_MAX_SGE ||
+	    (!a->srq && c->max_recv_sge > UROCE_MAX_SGE) ||
 	    c->max_inline_data > UROCE_MAX_INLINE) {
 		sv_err("uroce: QP caps above rxe's limits (wr %d, sge %d, inline %d)",
 		       UROCE_MAX_QP_WR, UROCE_MAX_SGE, UROCE_MAX_INLINE);
@@ -350,7 +367,10 @@ static int alloc_queues(struct uroce_qp *qp)
 	qp->rq = calloc(qp->rq_slots, sizeof(*qp->rq));
 	qp->rq_sge = calloc((size_t)qp->rq_slots * (qp->cap.max_recv_sge + 1),
 			    sizeof(*qp->rq_sge));
-	if (!qp->sq || !qp->rq || !qp->rq_sge)
+	if (qp->srq)
+		qp->srq_wqe.sge = calloc(qp->srq->max_sge + 1,
+					 sizeof(*qp->srq_wqe.sge));
+	if (!qp->sq || !qp->rq || !qp->rq_sge || (qp->srq && !qp->srq_wqe.sge))
 		return ENOMEM;
 	for (uint32_t i = 0; i < qp->rq_slots; i++)
 		qp->rq[i].sge = qp->rq_sge + (size_t)i * (qp->cap.max_recv_sge + 1);
@@ -371,6 +391,7 @@ static void qp_free(struct uroce_qp *qp)
 	free(qp->sq);
 	free(qp->rq);
 	free(qp->rq_sge);
+	free(qp->srq_wqe.sge);
 	pthread_mutex_destroy(&qp->lock);
 	pthread_cond_destroy(&qp->core.qp.cond);
 	pthread_mutex_destroy(&qp->core.qp.mutex);
@@ -427,7 +448,7 @@ static void init_core(struct uroce_qp *qp, struct ibv_context *ibctx,
 	ibqp->pd = a->pd;
 	ibqp->send_cq = a->send_cq;
 	ibqp->recv_cq = a->recv_cq;
-	ibqp->srq = NULL;
+	ibqp->srq = a->srq;
 	ibqp->handle = (uint32_t)(uintptr_t)qp;
 	ibqp->state = IBV_QPS_RESET;
 	ibqp->qp_type = a->qp_type;
@@ -468,6 +489,12 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
 	pthread_mutex_init(&qp->lock, NULL);
 	qp->ctx = ctx;
 	qp->cap = attr->cap;
+	if (attr->srq) {
+		/* the SRQ's WQEs, not the QP's: rxe reports no receive queue */
+		qp->srq = to_uroce_srq(attr->srq);
+		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
+		attr->cap.max_recv_wr = attr->cap.max_recv_sge = 0;
+	}
 	qp->sq_sig_all = attr->sq_sig_all;
 	init_core(qp, ibctx, attr);
 	ret = port_mtu(ctx, &qp->ud_mtu);
@@ -487,6 +514,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
 	if (ret)
 		goto err_free;
 	cq_refs(qp, 1);
+	if (qp->srq)
+		atomic_fetch_add(&qp->srq->qp_refs, 1);
 	return &qp->core.qp;
 
 err_free:
@@ -524,6 +553,8 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	}
 	pthread_mutex_unlock(&ctx->qp_lock);
 	cq_refs(qp, -1);
+	if (qp->srq)
+		atomic_fetch_sub(&qp->srq->qp_refs, 1);
 	qp_free(qp);
 	return 0;
 }

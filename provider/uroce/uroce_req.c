@@ -21,6 +21,12 @@
  * through the WQE's SGEs (checked as local writes); the last completes
  * the WQE, and any response acknowledges the WQEs before it.
  *
+ * Atomics (CMP_AND_SWP, FETCH_AND_ADD; RC only): 8 bytes at an 8-byte
+ * aligned remote address, as rxe's validate_send_wr demands; one
+ * request packet with the AtomicETH, one PSN; the ATOMIC ACKNOWLEDGE's
+ * original value goes through the WQE's SGEs (a local write) and
+ * completes it. Like a READ, it completes only with its own response.
+ *
  * Timers: while WQEs await their ACK, the retransmit timer (4.096 us *
  * 2^timeout) sends them again from the oldest, retry_cnt times (7: for
  * ever, as rxe), then completes the oldest with IBV_WC_RETRY_EXC_ERR; an
@@ -28,7 +34,7 @@
  * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. The progress thread
  * looks at the timers every UROCE_TIMER_TICK_NS.
  *
- * To do: atomics, the send window (rxe's 128 PSNs), the read
+ * To do: the send window (rxe's 128 PSNs), the read
  * window (max_rd_atomic). */
 #include "config.h"
 
@@ -202,10 +208,23 @@ static bool opcode_ok(const struct uroce_qp *qp, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return qp->core.qp.qp_type != IBV_QPT_UD;
 	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return qp->core.qp.qp_type == IBV_QPT_RC;
 	default:
 		return false;
 	}
+}
+
+static bool is_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* READ and atomics: complete with their responses, not with an ACK */
+static bool wants_response(const struct uroce_swqe *w)
+{
+	return w->opcode == IBV_WR_RDMA_READ || is_atomic(w->opcode);
 }
 
 static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
@@ -224,8 +243,16 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	}
 	for (int i = 0; i < wr->num_sge; i++)
 		*len += wr->sg_list[i].length;
-	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode == IBV_WR_RDMA_READ) {
-		sv_err("uroce: QP %#x: a READ cannot be inline", qp->core.qp.qp_num);
+	if ((wr->send_flags & IBV_SEND_INLINE) &&
+	    (wr->opcode == IBV_WR_RDMA_READ || is_atomic(wr->opcode))) {
+		sv_err("uroce: QP %#x: a READ or an atomic cannot be inline",
+		       qp->core.qp.qp_num);
+		return EINVAL;
+	}
+	if (is_atomic(wr->opcode) && (*len != 8 || (wr->wr.atomic.remote_addr & 7))) {
+		sv_err("uroce: QP %#x: an atomic takes 8 bytes (not %llu) at an 8-byte aligned address (not %#llx)",
+		       qp->core.qp.qp_num, (unsigned long long)*len,
+		       (unsigned long long)wr->wr.atomic.remote_addr);
 		return EINVAL;
 	}
 	if ((wr->send_flags & IBV_SEND_INLINE) && *len > qp->cap.max_inline_data) {
@@ -326,6 +353,39 @@ static void send_read_request(struct uroce_qp *qp, const struct uroce_swqe *w)
 		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
 }
 
+/* An atomic request: one packet, one PSN. */
+static void send_atomic_request(struct uroce_qp *qp, const struct uroce_swqe *w)
+{
+	uint8_t buf[UROCE_MAX_HDR_BYTES + 8];
+	struct uroce_pkt pkt = { 0 };
+	int out;
+
+	pkt.bth.opcode = w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ?
+				 UROCE_OP_RC_COMPARE_SWAP : UROCE_OP_RC_FETCH_ADD;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+	pkt.bth.psn = w->first_psn;
+	pkt.bth.ack_req = true;
+	pkt.atmeth.va = w->remote_va;
+	pkt.atmeth.rkey = w->rkey;
+	pkt.atmeth.swap_add = w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? w->swap :
+								     w->compare_add;
+	pkt.atmeth.comp = w->compare_add;
+	out = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
+	if (out > 0)
+		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)out);
+}
+
+/* Send the request of a WQE that waits for a response (again). */
+static void send_response_request(struct uroce_qp *qp, const struct uroce_swqe *w)
+{
+	if (w->opcode == IBV_WR_RDMA_READ)
+		send_read_request(qp, w);
+	else if (w->read_psn == w->first_psn)
+		send_atomic_request(qp, w);
+}
+
+/* A READ or an atomic: the WQE keeps the SGEs for the response. */
 static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		     struct uroce_swqe *w, uint32_t len)
 {
@@ -337,15 +397,22 @@ static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	memcpy(w->data, wr->sg_list, sz);
 	fill_wqe(w, wr, len);
 	w->num_sge = (uint32_t)wr->num_sge;
+	if (is_atomic(wr->opcode)) {
+		w->remote_va = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+	}
 	qp->sq_tail++;
 	if (qp->attr.qp_state == IBV_QPS_ERR) {
 		uroce_qp_to_error(qp); /* flushes it */
 		return 0;
 	}
 	w->first_psn = w->read_psn = qp->sq_psn;
-	qp->sq_psn = uroce_psn_add(qp->sq_psn, npkts_of(qp, len));
+	qp->sq_psn = uroce_psn_add(qp->sq_psn, is_atomic(w->opcode) ? 1 :
+							npkts_of(qp, len));
 	w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK); /* - 1 */
-	send_read_request(qp, w);
+	send_response_request(qp, w);
 	return 0;
 }
 
@@ -368,7 +435,7 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 		return EINVAL;
 	w = &qp->sq[qp->sq_tail % qp->sq_slots];
 	memset(w, 0, sizeof(*w));
-	if (wr->opcode == IBV_WR_RDMA_READ)
+	if (wr->opcode == IBV_WR_RDMA_READ || is_atomic(wr->opcode))
 		return post_read(qp, wr, w, (uint32_t)len);
 	w->data = len ? malloc(len) : NULL;
 	if (len && !w->data)
@@ -426,6 +493,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 /* ---- ACKs and NAKs (the progress thread) ------------------------------------------------- */
 
 static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st);
 
 /* Complete the WQEs whose last PSN precedes psn (before: true) or is at
  * most psn. */
@@ -439,9 +507,10 @@ static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
 
 		if (before ? d >= 0 : d > 0)
 			break;
-		/* a READ completes with its last response, whatever a
-		 * later ACK says (its lost responses: the retry's) */
-		if (w->opcode == IBV_WR_RDMA_READ &&
+		/* a READ or an atomic completes with its (last)
+		 * response, whatever a later ACK says (its lost responses:
+		 * the retry's) */
+		if (wants_response(w) &&
 		    w->read_psn != uroce_psn_add(w->last_psn, 1))
 			break;
 		uroce_complete_send(qp, w, IBV_WC_SUCCESS);
@@ -464,9 +533,10 @@ static void resend_from(struct uroce_qp *qp, uint32_t psn)
 		struct uroce_swqe *w = &qp->sq[i % qp->sq_slots];
 		int32_t d = uroce_psn_diff(psn, w->first_psn);
 
-		/* a READ is asked again from where its responses stopped */
-		if (w->opcode == IBV_WR_RDMA_READ) {
-			send_read_request(qp, w);
+		/* a READ is asked again from where its responses
+		 * stopped, an atomic whose answer did not come again */
+		if (wants_response(w)) {
+			send_response_request(qp, w);
 			continue;
 		}
 		if (send_from(qp, w, d > 0 ? (uint32_t)d : 0))
@@ -520,12 +590,42 @@ static void read_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		complete_acked(qp, pkt->bth.psn, false);
 }
 
+/* An ATOMIC ACKNOWLEDGE: the original value into the head WQE's SGEs
+ * completes it; it also acknowledges every WQE before. */
+static void atomic_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	struct uroce_swqe *w;
+	enum ibv_wc_status st;
+	uint64_t orig = pkt->atmack_orig;
+
+	complete_acked(qp, pkt->bth.psn, true);
+	if (qp->sq_head == qp->sq_tail)
+		return;
+	w = &qp->sq[qp->sq_head % qp->sq_slots];
+	if (!is_atomic(w->opcode) || pkt->bth.psn != w->read_psn)
+		return;
+	/* the responder's memory holds it in its own order, as rxe */
+	st = uroce_scatter(qp, (const struct ibv_sge *)w->data, w->num_sge, 0,
+			   (const uint8_t *)&orig, sizeof(orig));
+	if (st != IBV_WC_SUCCESS) {
+		fail_head(qp, st);
+		return;
+	}
+	w->read_psn = uroce_psn_add(w->read_psn, 1);
+	complete_acked(qp, pkt->bth.psn, false);
+}
+
 void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	uint8_t syn = pkt->aeth.syndrome;
 
 	if (qp->attr.qp_state != IBV_QPS_RTS)
 		return;
+	if ((pkt->hdrs & UROCE_HDR_ATMACK) &&
+	    (syn & UROCE_AETH_TYPE_MASK) == UROCE_AETH_ACK) {
+		atomic_response(qp, pkt);
+		return;
+	}
 	if (pkt->flags & UROCE_OPF_PAYLOAD) {
 		read_response(qp, pkt);
 		return;
@@ -602,7 +702,7 @@ void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
 		return;
 	}
 	w = &qp->sq[qp->sq_head % qp->sq_slots];
-	resend_from(qp, w->opcode == IBV_WR_RDMA_READ ? w->read_psn : w->first_psn);
+	resend_from(qp, wants_response(w) ? w->read_psn : w->first_psn);
 	arm(qp);
 }
 

@@ -33,8 +33,22 @@
  * - A duplicate READ is answered again from its own RETH (rxe replays
  *   from a saved resource that must cover it; uroce reads again).
  *
- * To do: atomics with their saved results, SRQs, SEND with
- * invalidate. */
+ * - Atomics (CMP_AND_SWP, FETCH_AND_ADD) need IBV_ACCESS_REMOTE_ATOMIC
+ *   on the QP, an 8-byte aligned address (else an invalid request, as
+ *   rxe) and an MR granting remote atomic access over its 8 bytes; they
+ *   execute with the compiler's atomics on the MR's memory (so they are
+ *   atomic against this host's CPUs and other QPs too), and the ATOMIC
+ *   ACKNOWLEDGE carries the original value. The result is saved by PSN
+ *   (the last UROCE_ATOMIC_RES of them): a duplicate is answered from
+ *   it, never executed again, or dropped when it is gone (rxe's class D
+ *   case).
+ *
+ * - A QP with an SRQ takes the SRQ's head WQE when a message needs one
+ *   (uroce_srq.c), and keeps it until the message completes it; no WQE
+ *   there: an RNR NAK (RC), a drop (UC, UD), as without one. post_recv
+ *   on such a QP is refused (EINVAL), as rxe.
+ *
+ * To do: SEND with invalidate. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -62,6 +76,11 @@ static int post_one(struct uroce_qp *qp, const struct ibv_recv_wr *wr)
 
 	if (qp->attr.qp_state == IBV_QPS_RESET) {
 		sv_err("uroce: QP %#x: post_recv in RESET", qp->core.qp.qp_num);
+		return EINVAL;
+	}
+	if (qp->srq) {
+		sv_err("uroce: QP %#x: post_recv on a QP with an SRQ (ibv_post_srq_recv)",
+		       qp->core.qp.qp_num);
 		return EINVAL;
 	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
@@ -139,16 +158,24 @@ static enum ibv_wc_status scatter(struct uroce_qp *qp,
 	return uroce_scatter(qp, w->sge, w->num_sge, off, data, len);
 }
 
+/* The receive WQE in use (resp.have_wqe): the QP's head one, or the one
+ * it took from its SRQ */
+static const struct uroce_rwqe *cur_wqe(const struct uroce_qp *qp)
+{
+	return qp->srq ? &qp->srq_wqe : &qp->rq[qp->rq_head % qp->rq_slots];
+}
+
 static void complete_recv(struct uroce_qp *qp, struct ibv_wc *wc,
 			  const struct uroce_pkt *pkt)
 {
 	wc->qp_num = qp->core.qp.qp_num;
-	wc->wr_id = qp->rq[qp->rq_head % qp->rq_slots].wr_id;
+	wc->wr_id = cur_wqe(qp)->wr_id;
 	if (pkt && (pkt->hdrs & UROCE_HDR_IMMDT)) {
 		wc->wc_flags |= IBV_WC_WITH_IMM;
 		wc->imm_data = htobe32(pkt->imm);
 	}
-	qp->rq_head++;
+	if (!qp->srq)
+		qp->rq_head++;
 	qp->resp.have_wqe = false;
 	if (uroce_cq_push(to_uroce_cq(qp->core.qp.recv_cq), wc,
 			  pkt && pkt->bth.se))
@@ -215,6 +242,8 @@ static void grh_of(uint8_t *grh, const struct uroce_pkt *pkt,
 	ip[11] = (uint8_t)sum;
 }
 
+static bool take_wqe(struct uroce_qp *qp);
+
 static void ud_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
 		       const struct sockaddr_in *src)
 {
@@ -222,9 +251,9 @@ static void ud_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
 	struct ibv_wc wc = { .opcode = IBV_WC_RECV, .wc_flags = IBV_WC_GRH };
 	const struct uroce_rwqe *w;
 
-	if (pkt->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail)
+	if (pkt->deth.qkey != qp->attr.qkey || !take_wqe(qp))
 		return;
-	w = &qp->rq[qp->rq_head % qp->rq_slots];
+	w = cur_wqe(qp);
 	grh_of(grh, pkt, src, uroce_net_addr(qp->ctx));
 	wc.status = scatter(qp, w, 0, grh, sizeof(grh));
 	if (wc.status == IBV_WC_SUCCESS)
@@ -268,7 +297,8 @@ static bool take_wqe(struct uroce_qp *qp)
 {
 	if (qp->resp.have_wqe)
 		return true;
-	if (qp->rq_head == qp->rq_tail)
+	if (qp->srq ? !uroce_srq_take(qp->srq, &qp->srq_wqe) :
+		      qp->rq_head == qp->rq_tail)
 		return false;
 	qp->resp.have_wqe = true;
 	qp->resp.offset = 0;
@@ -282,7 +312,7 @@ static int exec_send(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 
 	if (!take_wqe(qp))
 		return UROCE_RNR_NAK_SYNDROME(qp->attr.min_rnr_timer);
-	w = &qp->rq[qp->rq_head % qp->rq_slots];
+	w = cur_wqe(qp);
 	st = scatter(qp, w, qp->resp.offset, pkt->payload, pkt->payload_len);
 	if (st != IBV_WC_SUCCESS) {
 		complete_recv_error(qp, st);
@@ -430,6 +460,76 @@ static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	return ret;
 }
 
+/* ---- atomics ------------------------------------------------------------------------- */
+
+static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint32_t msn,
+			    uint64_t orig)
+{
+	uint8_t buf[UROCE_BTH_BYTES + UROCE_AETH_BYTES + UROCE_ATMACK_BYTES +
+		    UROCE_ICRC_BYTES];
+	struct uroce_pkt pkt = { 0 };
+	int len;
+
+	pkt.bth.opcode = UROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+	pkt.bth.pkey = UROCE_DEF_PKEY;
+	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
+	pkt.bth.psn = psn;
+	pkt.aeth.syndrome = UROCE_AETH_ACK_UNLIMITED;
+	pkt.aeth.msn = msn & 0xffffff;
+	pkt.atmack_orig = orig;
+	len = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
+	if (len > 0)
+		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)len);
+}
+
+static int exec_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	const struct uroce_atmeth *a = &pkt->atmeth;
+	struct uroce_atomic_res *res;
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+	uint64_t *p, orig;
+
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (a->va & 7)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	mr = uroce_mr_check(qp->core.qp.pd, a->rkey, a->va, sizeof(uint64_t),
+			    IBV_ACCESS_REMOTE_ATOMIC, &fault);
+	if (!mr)
+		return UROCE_AETH_NAK_REM_ACC_ERR;
+	p = uroce_mr_ptr(mr, a->va);
+	if (pkt->bth.opcode == UROCE_OP_RC_COMPARE_SWAP) {
+		orig = a->comp;
+		__atomic_compare_exchange_n(p, &orig, a->swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, a->swap_add, __ATOMIC_SEQ_CST);
+	}
+	uroce_mr_put(mr);
+	res = &qp->atomic_res[qp->atomic_res_next++ % UROCE_ATOMIC_RES];
+	*res = (struct uroce_atomic_res){ .valid = true, .psn = pkt->bth.psn,
+					  .orig = orig };
+	/* the atomic itself counted (C9-148: at execution) */
+	send_atomic_ack(qp, pkt->bth.psn, qp->msn + 1, orig);
+	return RESP_OK;
+}
+
+/* A duplicate atomic: answered with its saved result, or dropped. */
+static void replay_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	for (unsigned int i = 0; i < UROCE_ATOMIC_RES; i++) {
+		const struct uroce_atomic_res *res = &qp->atomic_res[i];
+
+		if (res->valid && res->psn == pkt->bth.psn) {
+			send_atomic_ack(qp, res->psn, qp->msn, res->orig);
+			return;
+		}
+	}
+	sv_dbg("uroce: QP %#x: duplicate atomic at PSN %#x, its result is gone: dropped",
+	       qp->core.qp.qp_num, pkt->bth.psn);
+}
+
 /* Execute a packet in sequence: RESP_OK or the syndrome to answer. */
 static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
@@ -443,8 +543,10 @@ static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		ret = exec_write(qp, pkt);
 	else if (pkt->flags & UROCE_OPF_READ)
 		ret = exec_read(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_ATOMIC)
+		ret = exec_atomic(qp, pkt);
 	else
-		ret = UROCE_AETH_NAK_INVALID_REQ; /* atomics: to do */
+		ret = UROCE_AETH_NAK_INVALID_REQ;
 	if (ret != RESP_OK)
 		return ret;
 	qp->resp.active = !ends(pkt);
@@ -471,6 +573,8 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		 * data is read again); anything else: ACK what we have */
 		if (pkt->flags & UROCE_OPF_READ)
 			answer_read(qp, pkt);
+		else if (pkt->flags & UROCE_OPF_ATOMIC)
+			replay_atomic(qp, pkt);
 		else
 			send_aeth(qp, UROCE_AETH_ACK_UNLIMITED,
 				  uroce_psn_add(qp->rq_psn, UROCE_PSN_MASK));
@@ -490,8 +594,9 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	qp->rq_psn = uroce_psn_add(qp->rq_psn, 1);
-	/* a READ's responses are its acknowledgement */
-	if (pkt->bth.ack_req && !(pkt->flags & UROCE_OPF_READ))
+	/* a READ's responses, an atomic's ATOMIC ACKNOWLEDGE are their
+	 * acknowledgement */
+	if (pkt->bth.ack_req && !(pkt->flags & (UROCE_OPF_READ | UROCE_OPF_ATOMIC)))
 		send_aeth(qp, UROCE_AETH_ACK_UNLIMITED, pkt->bth.psn);
 }
 

@@ -2,9 +2,9 @@
 /* uroce's answers: device, port and GID queries from the interface under
  * the device (uroce_netdev.c), PDs kept in the process, MRs
  * (uroce_mr.c), CQs (uroce_cq.c), QPs (uroce_qp.c, the requester
- * uroce_req.c, the responder uroce_resp.c, over uroce_net.c's socket)
- * and AHs (uroce_ah.c). Every other verb is the core's EOPNOTSUPP
- * default until the engine has it.
+ * uroce_req.c, the responder uroce_resp.c, over uroce_net.c's socket),
+ * SRQs (uroce_srq.c) and AHs (uroce_ah.c). Every other verb is the
+ * core's EOPNOTSUPP default until the engine has it.
  *
  * The device attributes are rxe's (kernel 6.1, measured: kmod-notes/
  * rxe-siw.md), so that a program sized for rxe is sized for uroce; the
@@ -32,8 +32,6 @@
 #define UROCE_MAX_RD_ATOM 128
 #define UROCE_MAX_RES_RD_ATOM 0x3f000
 #define UROCE_MAX_SRQ 917503
-#define UROCE_MAX_SRQ_WR 1048576
-#define UROCE_MAX_SRQ_SGE 27
 #define UROCE_MAX_MW 524287
 #define UROCE_MAX_AH 32767
 #define UROCE_MAX_PKEYS 64
@@ -288,6 +286,7 @@ void uroce_context_release(struct uroce_context *ctx)
 	/* what the application did not free goes with the context, as the
 	 * kernel frees a closed context's objects */
 	uroce_qp_release_context(ctx);
+	uroce_srq_release_context(ctx);
 	uroce_mr_release_context(&ctx->sv.vctx.context);
 	uroce_cq_release_context(&ctx->sv.vctx.context);
 	pd = ctx->pds.next;
@@ -323,6 +322,12 @@ static const struct sv_context_ops uroce_ctx_ops = {
 	.destroy_qp = uroce_destroy_qp,
 	.post_send = uroce_post_send,
 	.post_recv = uroce_post_recv,
+	.create_srq = uroce_create_srq,
+	.create_srq_ex = uroce_create_srq_ex,
+	.modify_srq = uroce_modify_srq,
+	.query_srq = uroce_query_srq,
+	.destroy_srq = uroce_destroy_srq,
+	.post_srq_recv = uroce_post_srq_recv,
 	.create_ah = uroce_create_ah,
 	.destroy_ah = uroce_destroy_ah,
 };

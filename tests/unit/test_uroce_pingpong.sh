@@ -3,8 +3,9 @@
 # tests/unit/test_uroce_pingpong.sh -- Debian's own pingpongs between two
 # processes on uroce0 over lo, on the host (no VM, no RDMA in the kernel):
 #
-#  - ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong with -c (every
-#    message's contents checked by the programs), busy-polling, and
+#  - ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong and
+#    ibv_srq_pingpong (16 RC QPs receiving through one SRQ) with -c
+#    (every message's contents checked by the programs), busy-polling, and
 #    ibv_rc_pingpong -e (completion channels: the progress thread
 #    answers while the program sleeps);
 #  - the same as nobody, in a network namespace of its own (so that the
@@ -20,7 +21,7 @@ top=${top_builddir:-$(pwd)}
 libdir=$top/lib/.libs
 skip() { echo "SKIP: $*"; exit 77; }
 
-for p in ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong; do
+for p in ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong; do
     command -v $p > /dev/null || skip "$p missing (apt-get install ibverbs-utils)"
 done
 [ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
@@ -67,6 +68,7 @@ suite() {
     pair "ibv_rc_pingpong -c, 64 KiB messages, 50 of them" ibv_rc_pingpong -d uroce0 -g 1 -c -s 65536 -n 50
     pair "ibv_uc_pingpong -c, 200 messages" ibv_uc_pingpong -d uroce0 -g 1 -c -n 200
     pair "ibv_ud_pingpong -c, 200 messages" ibv_ud_pingpong -d uroce0 -g 1 -c -n 200
+    pair "ibv_srq_pingpong -c, 16 QPs, 200 messages" ibv_srq_pingpong -d uroce0 -g 1 -c -n 200
 }
 
 who=$(id -un)

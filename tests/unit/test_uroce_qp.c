@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* uroce's QPs on the host, over lo (SOFTVERBS_UROCE=lo; no VM, no root):
  * the state machine and its refusals (nothing half-applied), UD
- * send/receive with the GRH in front, RC SEND and RDMA WRITE checked
- * byte for byte, a WRITE outside the peer's MR, and the SO_REUSEPORT
- * demultiplexer: two contexts and two processes each get their own
+ * send/receive with the GRH in front, RC SEND, RDMA WRITE, READ and
+ * atomics checked byte for byte, a WRITE outside the peer's MR, an SRQ
+ * shared by two QPs, and the SO_REUSEPORT demultiplexer: two contexts and two processes each get their own
  * QPs' packets. */
 #include "config.h"
 
@@ -152,7 +152,8 @@ static void to_init(struct ibv_qp *qp)
 		a.qkey = 0x11111111;
 		mask |= IBV_QP_QKEY;
 	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
@@ -685,6 +686,226 @@ START_TEST(rc_read)
 }
 END_TEST
 
+/* RDMA atomics: FETCH_AND_ADD and CMP_AND_SWP (a match and a miss)
+ * return the value before and change the peer's memory as they say; a
+ * misaligned or non-8-byte one is refused at post; an MR without remote
+ * atomic access is a remote access error. */
+static void atomic_post(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			struct ibv_mr *mr, uint64_t *res, uint64_t raddr,
+			uint32_t rkey, uint64_t compare_add, uint64_t swap,
+			uint64_t wr_id, int want)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)res, .length = 8,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				  .opcode = op, .send_flags = IBV_SEND_SIGNALED },
+			   *bad;
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), want);
+}
+
+static uint64_t atomic_done(struct ibv_cq *cq, uint64_t wr_id,
+			    enum ibv_wc_opcode opcode, const uint64_t *res)
+{
+	struct ibv_wc wc = wait_wc(cq);
+
+	ck_assert_uint_eq(wc.wr_id, wr_id);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, opcode);
+	ck_assert_uint_eq(wc.byte_len, 8);
+	return *res;
+}
+
+START_TEST(rc_atomics)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *amr, *bmr, *bmr_noatomic;
+	struct ibv_wc wc;
+	static uint64_t res[4], target[4];
+
+	if (!open_end(&e))
+		return;
+	a = make_qp(&e, IBV_QPT_RC);
+	b = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, b->qp_num);
+	to_rtr_rts(b, a->qp_num);
+	amr = ibv_reg_mr(e.pd, res, sizeof(res), IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(e.pd, target, sizeof(target),
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	ck_assert_ptr_nonnull(amr);
+	ck_assert_ptr_nonnull(bmr);
+
+	target[1] = 1000;
+	res[0] = ~0ull;
+	atomic_post(a, IBV_WR_ATOMIC_FETCH_AND_ADD, amr, &res[0],
+		    (uintptr_t)&target[1], bmr->rkey, 0x100000005ull, 0, 1, 0);
+	ck_assert_uint_eq(atomic_done(e.cq, 1, IBV_WC_FETCH_ADD, &res[0]), 1000);
+	ck_assert_uint_eq(target[1], 1000 + 0x100000005ull);
+
+	/* a match swaps, a miss leaves it; both return what was there */
+	atomic_post(a, IBV_WR_ATOMIC_CMP_AND_SWP, amr, &res[1],
+		    (uintptr_t)&target[1], bmr->rkey, 1000 + 0x100000005ull,
+		    0xabcdef0123456789ull, 2, 0);
+	ck_assert_uint_eq(atomic_done(e.cq, 2, IBV_WC_COMP_SWAP, &res[1]),
+			  1000 + 0x100000005ull);
+	ck_assert_uint_eq(target[1], 0xabcdef0123456789ull);
+	atomic_post(a, IBV_WR_ATOMIC_CMP_AND_SWP, amr, &res[2],
+		    (uintptr_t)&target[1], bmr->rkey, 42, 7, 3, 0);
+	ck_assert_uint_eq(atomic_done(e.cq, 3, IBV_WC_COMP_SWAP, &res[2]),
+			  0xabcdef0123456789ull);
+	ck_assert_uint_eq(target[1], 0xabcdef0123456789ull);
+	ck_assert_uint_eq(target[0], 0);
+	ck_assert_uint_eq(target[2], 0);
+
+	/* rxe's rules at post: 8-byte aligned */
+	atomic_post(a, IBV_WR_ATOMIC_FETCH_AND_ADD, amr, &res[0],
+		    (uintptr_t)&target[1] + 4, bmr->rkey, 1, 0, 4, EINVAL);
+
+	/* an MR without remote atomic access */
+	bmr_noatomic = ibv_reg_mr(e.pd, target, sizeof(target),
+				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(bmr_noatomic);
+	atomic_post(a, IBV_WR_ATOMIC_FETCH_AND_ADD, amr, &res[3],
+		    (uintptr_t)&target[1], bmr_noatomic->rkey, 1, 0, 5, 0);
+	wc = wait_wc(e.cq);
+	ck_assert_uint_eq(wc.wr_id, 5);
+	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(target[1], 0xabcdef0123456789ull);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(amr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr_noatomic), 0);
+	close_end(&e);
+}
+END_TEST
+
+/* An SRQ shared by two RC QPs (b1, b2; a1 and a2 send to them): each
+ * message lands in the next SRQ WQE, whichever QP it came to, its
+ * completion naming that QP; an empty SRQ makes the sender wait (RNR)
+ * until a WQE is posted; post_recv on such a QP is refused; the limit
+ * fires IBV_EVENT_SRQ_LIMIT_REACHED once and disarms; destroy_srq is
+ * EBUSY while QPs use it. */
+START_TEST(srq_shared_by_two_qps)
+{
+	enum { MSG = 3000 }; /* three packets at MTU 1024 */
+	struct end e;
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ibv_qp_init_attr ia = {
+		.send_cq = NULL, .recv_cq = NULL, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1,
+			 .max_recv_wr = 16, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *a1, *a2, *b1, *b2;
+	struct ibv_srq *srq;
+	struct ibv_srq_attr sa;
+	struct ibv_mr *mr;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge;
+	struct ibv_async_event ev;
+	struct ibv_wc s, r;
+	static uint8_t buf[8 * MSG + 2 * MSG];
+	uint8_t *src = buf + 8 * MSG;
+
+	if (!open_end(&e))
+		return;
+	srq = ibv_create_srq(e.pd, &sia);
+	ck_assert_ptr_nonnull(srq);
+	ck_assert_uint_ge(sia.attr.max_wr, 8);
+	ia.send_cq = ia.recv_cq = e.cq;
+	ia.srq = srq;
+	b1 = ibv_create_qp(e.pd, &ia);
+	b2 = ibv_create_qp(e.pd, &ia);
+	ck_assert_ptr_nonnull(b1);
+	ck_assert_ptr_nonnull(b2);
+	ck_assert_ptr_eq(b1->srq, srq);
+	a1 = make_qp(&e, IBV_QPT_RC);
+	a2 = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(a1);
+	ck_assert_ptr_nonnull(a2);
+	to_init(a1);
+	to_init(a2);
+	to_init(b1);
+	to_init(b2);
+	to_rtr_rts(a1, b1->qp_num);
+	to_rtr_rts(b1, a1->qp_num);
+	to_rtr_rts(a2, b2->qp_num);
+	to_rtr_rts(b2, a2->qp_num);
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	fill(src, 2 * MSG, 21);
+	memset(buf, 0, 8 * MSG);
+
+	/* the QP's own receive queue is not there */
+	sge = (struct ibv_sge){ (uintptr_t)buf, MSG, mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 99, .sg_list = &sge, .num_sge = 1 };
+	ck_assert_int_eq(ibv_post_recv(b1, &rwr, &rbad), EINVAL);
+
+	/* an empty SRQ: a1's SEND waits (RNR) until a WQE comes */
+	rc_post(a1, IBV_WR_SEND, mr, src, MSG, 0, 0, 1);
+	usleep(20000);
+	ck_assert_int_eq(ibv_poll_cq(e.cq, 1, &s), 0);
+	for (int i = 0; i < 4; i++) {
+		sge = (struct ibv_sge){ (uintptr_t)buf + (size_t)i * MSG, MSG, mr->lkey };
+		rwr = (struct ibv_recv_wr){ .wr_id = 100 + (uint64_t)i, .sg_list = &sge,
+					    .num_sge = 1 };
+		ck_assert_int_eq(ibv_post_srq_recv(srq, &rwr, &rbad), 0);
+	}
+	wait_two(e.cq, 1, &s, 100, &r);
+	ck_assert_int_eq(s.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.qp_num, b1->qp_num);
+	ck_assert_uint_eq(r.byte_len, MSG);
+	ck_assert_mem_eq(buf, src, MSG);
+
+	/* the limit: armed at 2 with 3 WQEs left; a2's SEND leaves 2 (no
+	 * event), a1's next leaves 1: the event, once */
+	sa.srq_limit = 2;
+	ck_assert_int_eq(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), 0);
+	ck_assert_int_eq(ibv_query_srq(srq, &sa), 0);
+	ck_assert_uint_eq(sa.srq_limit, 2);
+	rc_post(a2, IBV_WR_SEND, mr, src + MSG, MSG, 0, 0, 2);
+	wait_two(e.cq, 2, &s, 101, &r);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.qp_num, b2->qp_num);
+	ck_assert_mem_eq(buf + MSG, src + MSG, MSG);
+	rc_post(a1, IBV_WR_SEND, mr, src + 7, MSG, 0, 0, 3);
+	wait_two(e.cq, 3, &s, 102, &r);
+	ck_assert_int_eq(r.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(r.qp_num, b1->qp_num);
+	ck_assert_mem_eq(buf + 2 * MSG, src + 7, MSG);
+	ck_assert_int_eq(ibv_get_async_event(e.ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED);
+	ck_assert_ptr_eq(ev.element.srq, srq);
+	ibv_ack_async_event(&ev);
+	ck_assert_int_eq(ibv_query_srq(srq, &sa), 0);
+	ck_assert_uint_eq(sa.srq_limit, 0); /* disarmed */
+
+	/* in use: not destroyed */
+	ck_assert_int_eq(ibv_destroy_srq(srq), EBUSY);
+	ck_assert_int_eq(ibv_destroy_qp(a1), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a2), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b1), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b2), 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	/* one left at close goes with the context (the sanitized build's
+	 * leak check) */
+	ck_assert_ptr_nonnull(ibv_create_srq(e.pd, &sia));
+	close_end(&e);
+}
+END_TEST
+
 /* Two RC QPs of one context, connected, with the given retry counts
  * for a */
 static void rc_pair(struct end *e, struct ibv_qp **a, struct ibv_qp **b,
@@ -1205,6 +1426,8 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, ud_send_recv_with_grh);
 	tcase_add_test(tc, rc_send_and_write);
 	tcase_add_test(tc, rc_read);
+	tcase_add_test(tc, rc_atomics);
+	tcase_add_test(tc, srq_shared_by_two_qps);
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_rnr_retry);
 	suite_add_tcase(s, tc);
