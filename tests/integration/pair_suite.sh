@@ -72,7 +72,7 @@ end() {
         ok=0 why="timed out after ${tmo}s"
     elif [ $rc != 0 ]; then
         ok=0 why="exit $rc"
-    elif [ "$role" = B ] && ! grep -Eq "$want" "$out"; then
+    elif [ "$role" = B ] && ! sv_grep "$out" "$want"; then
         ok=0 why="no '$want' in the output"
     elif [ "$lib" = sv ] && ! sv_maps_check "$RXE_DEV" >> "$out"; then
         ok=0 why="not served by softverbs"
