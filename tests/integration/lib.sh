@@ -87,6 +87,25 @@ sv_first() {
     printf '%s\n' "$__l"
 }
 
+# sv_info_less VAR FILE: FILE's lines but those that start "info:", in
+# VAR (no process)
+sv_info_less() {
+    local __l __o=
+    if [ -r "$2" ]; then
+        while IFS= read -r __l || [ -n "$__l" ]; do
+            [[ $__l == info:* ]] || __o+=$__l$'\n'
+        done < "$2"
+    fi
+    printf -v "$1" '%s' "$__o"
+}
+
+# sv_indent FILE: FILE's lines indented by four blanks (no process)
+sv_indent() {
+    local __l
+    [ -r "$1" ] || return 0
+    while IFS= read -r __l || [ -n "$__l" ]; do printf '    %s\n' "$__l"; done < "$1"
+}
+
 # sv_pingpong_ok ITERS SRV_RC CLI_RC SRV_LOG CLI_LOG: the verdict of a
 # pingpong case: both ends exited 0 and both logs say "ITERS iters in"
 sv_pingpong_ok() {

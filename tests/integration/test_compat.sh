@@ -14,6 +14,7 @@
 # built in the pass's build folder: instrumented in the sanitized pass.
 # Exit: 0 all equal; 1 a difference or a failed run; 77 cannot run here.
 set -u
+. "$(dirname "$0")/lib.sh" # its helpers only (sv_info_less, sv_indent)
 top=${top_builddir:-$(pwd)}
 probe=$top/tests/integration/compat_probe
 libdir=${SOFTVERBS_LIBDIR:-$top/lib/.libs}
@@ -41,10 +42,11 @@ for dev in "${devs[@]}"; do
         env LD_LIBRARY_PATH="$libdir" \
             "$probe" $c "$dev" > "$work/sv" 2> "$work/sv.err"
         sv_rc=$?
-        if [ $rc_rc = 0 ] && [ $sv_rc = 0 ] &&
-            diff <(grep -v '^info:' "$work/rc") <(grep -v '^info:' "$work/sv") > "$work/diff"; then
+        sv_info_less a "$work/rc"
+        sv_info_less b "$work/sv"
+        if [ $rc_rc = 0 ] && [ $sv_rc = 0 ] && [ "$a" = "$b" ]; then
             echo "PASS: $c on $dev"
-            sed 's/^/    /' "$work/sv"
+            sv_indent "$work/sv"
             pass=$((pass + 1))
         else
             echo "FAIL: $c on $dev (rdma-core exit $rc_rc, softverbs exit $sv_rc)"

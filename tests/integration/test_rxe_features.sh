@@ -39,6 +39,7 @@
 # Environment: RXE_DEV, RXE_GID (tests/vm/run); SOFTVERBS_LIBDIR;
 # top_builddir. Exit: 0 all as expected; 1 otherwise; 77 cannot run here.
 set -u
+. "$(dirname "$0")/lib.sh" # its helpers only (sv_info_less, sv_indent, sv_grep)
 top=${top_builddir:-$(pwd)}
 probe=$top/tests/integration/features_probe
 libdir=${SOFTVERBS_LIBDIR:-$top/lib/.libs}
@@ -76,17 +77,29 @@ run_both() { # run_both CASE: $work/rc, $work/sv; 0 when both ran
     cat "$work/rc.err" "$work/sv.err"
     return 1
 }
-show() { sed 's/^/    /' "$1"; }
-same() { diff <(grep -v '^info:' "$work/rc") <(grep -v '^info:' "$work/sv") > "$work/diff"; }
+show() { sv_indent "$1"; }
+# same: the two outputs agree but for their info: lines; else $work/diff
+# (compared with bash's builtins; diff only when they differ)
+same() {
+    local a b
+    sv_info_less a "$work/rc"
+    sv_info_less b "$work/sv"
+    [ "$a" = "$b" ] && return 0
+    diff <(printf '%s' "$a") <(printf '%s' "$b") > "$work/diff"
+    return 1
+}
 # expect CASE LINE...: softverbs' output has exactly these lines (info: aside)
 expect() {
     local c=$1
     shift
-    if diff <(printf '%s\n' "$@") <(grep -v '^info:' "$work/sv") > "$work/diff"; then
+    local want got
+    printf -v want '%s\n' "$@"
+    sv_info_less got "$work/sv"
+    if [ "$want" = "$got" ]; then
         ok "$c on softverbs as kernel $kv's rxe can"
     else
         bad "$c on softverbs: not what kernel $kv's rxe can"
-        sed 's/^/    /' "$work/diff"
+        diff <(printf '%s' "$want") <(printf '%s' "$got") | sed 's/^/    /'
     fi
 }
 
@@ -94,8 +107,8 @@ expect() {
 if run_both caps; then
     if same; then ok "caps: ibv_query_device_ex as on rdma-core"; else bad "caps differ from rdma-core"; show "$work/diff"; fi
     show "$work/sv"
-    grep -q "^atomic_write: $has_aw$" "$work/sv" && grep -q "^flush_global: $has_aw$" "$work/sv" &&
-        grep -q "^flush_persistent: $has_aw$" "$work/sv" && grep -q "^odp: $has_odp$" "$work/sv" &&
+    sv_grep "$work/sv" "^atomic_write: $has_aw$" && sv_grep "$work/sv" "^flush_global: $has_aw$" &&
+        sv_grep "$work/sv" "^flush_persistent: $has_aw$" && sv_grep "$work/sv" "^odp: $has_odp$" &&
         ok "caps: ATOMIC WRITE/FLUSH $has_aw, ODP $has_odp" || bad "caps: expected ATOMIC WRITE/FLUSH $has_aw, ODP $has_odp"
 fi
 
