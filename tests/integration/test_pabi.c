@@ -19,6 +19,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,7 @@ START_TEST(the_libraries_the_mode_promises)
 			      mapped("/libibverbs.so.1.", path, sizeof(path)),
 		      "no libibverbs mapped");
 	if (dir) {
-		char real[1024];
+		char real[PATH_MAX];
 
 		ck_assert_ptr_nonnull(realpath(dir, real));
 		ck_assert_msg(!strncmp(path, real, strlen(real)),
