@@ -191,21 +191,31 @@ static void complete_recv_error(struct uroce_qp *qp, enum ibv_wc_status st)
 
 /* ---- sending answers -------------------------------------------------------------------- */
 
-static void send_aeth(struct uroce_qp *qp, uint8_t syndrome, uint32_t psn)
+/* An ACKNOWLEDGE or ATOMIC ACKNOWLEDGE (which also carries orig) to the
+ * QP's peer. */
+static void send_ack(struct uroce_qp *qp, uint8_t opcode, uint8_t syndrome,
+		     uint32_t psn, uint32_t msn, uint64_t orig)
 {
-	uint8_t buf[UROCE_BTH_BYTES + UROCE_AETH_BYTES + UROCE_ICRC_BYTES];
+	uint8_t buf[UROCE_BTH_BYTES + UROCE_AETH_BYTES + UROCE_ATMACK_BYTES +
+		    UROCE_ICRC_BYTES];
 	struct uroce_pkt pkt = { 0 };
 	int len;
 
-	pkt.bth.opcode = UROCE_OP_RC_ACKNOWLEDGE;
+	pkt.bth.opcode = opcode;
 	pkt.bth.pkey = UROCE_DEF_PKEY;
 	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
 	pkt.bth.psn = psn;
 	pkt.aeth.syndrome = syndrome;
-	pkt.aeth.msn = qp->msn & 0xffffff;
+	pkt.aeth.msn = msn & 0xffffff;
+	pkt.atmack_orig = orig;
 	len = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
 	if (len > 0)
 		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)len);
+}
+
+static void send_aeth(struct uroce_qp *qp, uint8_t syndrome, uint32_t psn)
+{
+	send_ack(qp, UROCE_OP_RC_ACKNOWLEDGE, syndrome, psn, qp->msn, 0);
 }
 
 /* ---- UD ------------------------------------------------------------------------------------ */
@@ -465,21 +475,8 @@ static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint32_t msn,
 			    uint64_t orig)
 {
-	uint8_t buf[UROCE_BTH_BYTES + UROCE_AETH_BYTES + UROCE_ATMACK_BYTES +
-		    UROCE_ICRC_BYTES];
-	struct uroce_pkt pkt = { 0 };
-	int len;
-
-	pkt.bth.opcode = UROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
-	pkt.bth.pkey = UROCE_DEF_PKEY;
-	pkt.bth.dest_qpn = qp->attr.dest_qp_num;
-	pkt.bth.psn = psn;
-	pkt.aeth.syndrome = UROCE_AETH_ACK_UNLIMITED;
-	pkt.aeth.msn = msn & 0xffffff;
-	pkt.atmack_orig = orig;
-	len = uroce_build(buf, sizeof(buf), &pkt, NULL, 0);
-	if (len > 0)
-		uroce_net_send(qp->ctx, &qp->peer, buf, (size_t)len);
+	send_ack(qp, UROCE_OP_RC_ATOMIC_ACKNOWLEDGE, UROCE_AETH_ACK_UNLIMITED,
+		 psn, msn, orig);
 }
 
 static int exec_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)

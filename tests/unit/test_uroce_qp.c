@@ -195,6 +195,24 @@ static void to_rtr_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 	ck_assert_int_eq(state_of(qp), IBV_QPS_RTS);
 }
 
+/* Two RC QPs of one context, connected, with the given retry counts
+ * for a */
+static void rc_pair(struct end *e, struct ibv_qp **a, struct ibv_qp **b,
+		    uint8_t retry_cnt, uint8_t rnr_retry)
+{
+	*a = make_qp(e, IBV_QPT_RC);
+	*b = make_qp(e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(*a);
+	ck_assert_ptr_nonnull(*b);
+	to_init(*a);
+	to_init(*b);
+	rts_retry_cnt = retry_cnt;
+	rts_rnr_retry = rnr_retry;
+	to_rtr_rts(*a, (*b)->qp_num);
+	rts_retry_cnt = rts_rnr_retry = 7;
+	to_rtr_rts(*b, (*a)->qp_num);
+}
+
 static void post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf,
 		      uint32_t len, uint64_t wr_id)
 {
@@ -518,14 +536,7 @@ START_TEST(rc_send_and_write)
 
 	if (!open_end(&e))
 		return;
-	a = make_qp(&e, IBV_QPT_RC);
-	b = make_qp(&e, IBV_QPT_RC);
-	ck_assert_ptr_nonnull(a);
-	ck_assert_ptr_nonnull(b);
-	to_init(a);
-	to_init(b);
-	to_rtr_rts(a, b->qp_num);
-	to_rtr_rts(b, a->qp_num);
+	rc_pair(&e, &a, &b, 7, 7);
 	amr = ibv_reg_mr(e.pd, abuf, BUF, IBV_ACCESS_LOCAL_WRITE);
 	bmr = ibv_reg_mr(e.pd, bbuf, BUF,
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -612,14 +623,7 @@ START_TEST(rc_read)
 
 	if (!open_end(&e))
 		return;
-	a = make_qp(&e, IBV_QPT_RC);
-	b = make_qp(&e, IBV_QPT_RC);
-	ck_assert_ptr_nonnull(a);
-	ck_assert_ptr_nonnull(b);
-	to_init(a);
-	to_init(b);
-	to_rtr_rts(a, b->qp_num);
-	to_rtr_rts(b, a->qp_num);
+	rc_pair(&e, &a, &b, 7, 7);
 	amr = ibv_reg_mr(e.pd, abuf, BUF, IBV_ACCESS_LOCAL_WRITE);
 	bmr = ibv_reg_mr(e.pd, bbuf, BUF, IBV_ACCESS_REMOTE_READ);
 	ck_assert_ptr_nonnull(amr);
@@ -730,14 +734,7 @@ START_TEST(rc_atomics)
 
 	if (!open_end(&e))
 		return;
-	a = make_qp(&e, IBV_QPT_RC);
-	b = make_qp(&e, IBV_QPT_RC);
-	ck_assert_ptr_nonnull(a);
-	ck_assert_ptr_nonnull(b);
-	to_init(a);
-	to_init(b);
-	to_rtr_rts(a, b->qp_num);
-	to_rtr_rts(b, a->qp_num);
+	rc_pair(&e, &a, &b, 7, 7);
 	amr = ibv_reg_mr(e.pd, res, sizeof(res), IBV_ACCESS_LOCAL_WRITE);
 	bmr = ibv_reg_mr(e.pd, target, sizeof(target),
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
@@ -905,24 +902,6 @@ START_TEST(srq_shared_by_two_qps)
 	close_end(&e);
 }
 END_TEST
-
-/* Two RC QPs of one context, connected, with the given retry counts
- * for a */
-static void rc_pair(struct end *e, struct ibv_qp **a, struct ibv_qp **b,
-		    uint8_t retry_cnt, uint8_t rnr_retry)
-{
-	*a = make_qp(e, IBV_QPT_RC);
-	*b = make_qp(e, IBV_QPT_RC);
-	ck_assert_ptr_nonnull(*a);
-	ck_assert_ptr_nonnull(*b);
-	to_init(*a);
-	to_init(*b);
-	rts_retry_cnt = retry_cnt;
-	rts_rnr_retry = rnr_retry;
-	to_rtr_rts(*a, (*b)->qp_num);
-	rts_retry_cnt = rts_rnr_retry = 7;
-	to_rtr_rts(*b, (*a)->qp_num);
-}
 
 /* A peer that never answers: the send is sent again retry_cnt times
  * (timeout 14: 67 ms each), then fails with RETRY_EXC_ERR. */
