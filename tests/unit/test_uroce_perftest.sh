@@ -17,34 +17,9 @@
 #
 # Environment: top_builddir (make check; default: the current folder).
 set -u
-top=${top_builddir:-$(pwd)}
-libdir=$top/lib/.libs
-skip() { echo "SKIP: $*"; exit 77; }
-
-for p in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_write_lat; do
-    command -v $p > /dev/null || skip "$p missing (apt-get install perftest)"
-done
+. "$(dirname "$0")/uroce_lib.sh"
+uroce_init test_uroce_perftest perftest ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_write_lat
 command -v ss > /dev/null || skip "ss missing (apt-get install iproute2)"
-[ -e "$libdir/libibverbs.so.1" ] || skip "no softverbs build in $libdir"
-[ -e /sys/class/net/lo ] || skip "no lo in this network namespace"
-
-work=$(mktemp -d /tmp/test_uroce_perftest.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-result() { # NAME OK
-    if [ "$2" = 1 ]; then echo "PASS: $1"; pass=$((pass + 1));
-    else echo "FAIL: $1"; fail=$((fail + 1)); fi
-}
-
-lib=$libdir
-mkdir "$work/etc" "$work/config"
-conf=(SOFTVERBS_UROCE=lo SOFTVERBS_SYSCONFDIR="$work/etc" XDG_CONFIG_HOME="$work/config")
-# a library built with ASan needs its runtime first in Debian's programs
-asan=$(ldd "$libdir/libibverbs.so.1" | awk '/libasan/ { print $3 }')
-[ -n "$asan" ] && conf+=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0)
-
-# as PROGRAM [ARG...]: runs it as the test's user (redefined for nobody)
-as() { env LD_LIBRARY_PATH="$lib" "${conf[@]}" "$@"; }
 
 # the GID index of ::ffff:127.0.0.1 on uroce0
 gid=$(as ibv_devinfo -d uroce0 -v 2> /dev/null |
@@ -110,7 +85,7 @@ check_all() {
     done
 }
 
-who=$(id -un)
+uroce_isolate
 case_ "ib_send_bw, 4 KiB x 200" 4096 200 ib_send_bw
 case_ "ib_write_bw, 64 KiB x 100" 65536 100 ib_write_bw
 case_ "ib_read_bw, 64 KiB x 100" 65536 100 ib_read_bw
@@ -118,25 +93,9 @@ case_ "ib_atomic_bw, FETCH_AND_ADD x 500" 8 500 ib_atomic_bw
 case_ "ib_atomic_bw -A CMP_AND_SWAP x 500" 8 500 ib_atomic_bw -A CMP_AND_SWAP
 case_ "ib_write_lat, 2 bytes x 200" 2 200 ib_write_lat
 
-if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && command -v unshare > /dev/null &&
-    command -v ip > /dev/null; then
-    nob=$work/nobody
-    mkdir "$nob" && cp -a "$libdir"/libibverbs.so* "$nob"/ && chmod -R a+rX "$nob"
-    chmod a+rx "$work"
-    lib=$nob
-    cat > "$work/nobody.sh" << 'EOF'
-ip link set lo up || exit 1
-exec setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
-EOF
-    chmod a+r "$work/nobody.sh" "$work/pair.sh"
-    as() {
-        (cd / && unshare --net bash "$work/nobody.sh" env -u XDG_RUNTIME_DIR \
-             LD_LIBRARY_PATH="$lib" "${conf[@]}" "$@")
-    }
-    who=nobody
+if uroce_as_nobody; then
+    chmod a+r "$work/pair.sh"
     case_ "ib_write_bw, 64 KiB x 100" 65536 100 ib_write_bw
-else
-    echo "note: not root, or no setpriv/unshare/ip: the runs as nobody are left out"
 fi
 check_all
 
