@@ -12,6 +12,8 @@
 #    v2; ibv_devices shows its node GUID (lo's MAC as an EUI-64);
 #  - an unknown interface gives one clear line on stderr and no device;
 #    a name that is none arrives escaped, on one line;
+#  - a program that dlopens "libibverbs.so" (NCCL's way) gets this build's
+#    library from LD_LIBRARY_PATH and lists uroce0;
 #  - all of it the same as nobody (the library copied to a folder nobody
 #    can read: the build may sit in root's home, mode 700).
 #
@@ -66,6 +68,22 @@ run() {
     err=$(cat "$work/err")
 }
 has() { grep -qF -- "$2" <<< "$1"; }
+# a program that loads the library by the name without a version, lists
+# the devices and says which file it loaded
+py=/usr/bin/python3
+[ -x $py ] || py=$(command -v python3) || skip "python3 missing (apt-get install python3)"
+dlopen_py='import ctypes
+l = ctypes.CDLL("libibverbs.so")
+l.ibv_get_device_list.restype = ctypes.POINTER(ctypes.c_void_p)
+l.ibv_get_device_name.restype = ctypes.c_char_p
+l.ibv_get_device_name.argtypes = [ctypes.c_void_p]
+n = ctypes.c_int(0)
+devs = l.ibv_get_device_list(ctypes.byref(n))
+print("devices:", " ".join(l.ibv_get_device_name(devs[i]).decode() for i in range(n.value)))
+for line in open("/proc/self/maps"):
+    if "/libibverbs.so" in line:
+        print("loaded:", line.split()[-1])
+        break'
 
 suite() { # WHO
     local who=$1 ok
@@ -105,6 +123,14 @@ suite() { # WHO
     ok=0
     [ $rc = 0 ] && has "$out" " uroce0 020000fffe000000" && ok=1
     result "$who: ibv_devices shows uroce0 with lo's EUI-64 node GUID" $ok
+
+    # dlopen("libibverbs.so"), the name NCCL and RCCL try first: the
+    # library of LD_LIBRARY_PATH's folder (softverbs run's), and its device
+    run SOFTVERBS_UROCE=lo "$py" -c "$dlopen_py"
+    ok=0
+    [ $rc = 0 ] && has "$out" "devices: uroce0" && has "$out" "loaded: $(readlink -f "$lib")/libibverbs.so" && ok=1
+    result "$who: dlopen(\"libibverbs.so\") (Python's ctypes, as NCCL loads it): this build, uroce0 listed" $ok
+    [ $ok = 1 ] || { echo "rc $rc"; cat "$work/out" "$work/err"; }
 
     run SOFTVERBS_UROCE=nosuchif0 ibv_devinfo
     ok=0
