@@ -176,8 +176,15 @@ fi_pp() {
             return 1
         }
     done
-    [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ] ||
-        { why="server exit $srv_rc, client exit $cli_rc"; return 1; }
+    [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ] && return 0
+    why="server exit $srv_rc, client exit $cli_rc"
+    # the end of both outputs: the exit status alone did not say why
+    # (a client that moved every message and still exited 1, once in CI)
+    for f in srv cli; do
+        echo "---- $lib fi_pingpong $f ($ep on $dev), the last lines:"
+        tail -n 12 "$work/pp-$ep-$dev.$lib.$f"
+    done
+    return 1
 }
 
 # --- qperf: one server per library for all its tests ---
