@@ -18,7 +18,8 @@
 #    can read: the build may sit in root's home, mode 700).
 #
 # Needs ibverbs-utils (Debian's ibv_devinfo, ibv_devices); nobody's runs
-# need root and setpriv (util-linux). Exits 77 naming what is missing.
+# need root and setpriv (util-linux), the dlopen case python3 (each left
+# out, said, without them). Exits 77 naming what is missing.
 #
 # Environment: top_builddir (make check; default: the current folder).
 set -u
@@ -70,8 +71,9 @@ run() {
 has() { grep -qF -- "$2" <<< "$1"; }
 # a program that loads the library by the name without a version, lists
 # the devices and says which file it loaded
+# (the one case that needs Python; without it that case is left out, said)
 py=/usr/bin/python3
-[ -x $py ] || py=$(command -v python3) || skip "python3 missing (apt-get install python3)"
+[ -x $py ] || py=$(command -v python3) || py=
 dlopen_py='import ctypes
 l = ctypes.CDLL("libibverbs.so")
 l.ibv_get_device_list.restype = ctypes.POINTER(ctypes.c_void_p)
@@ -126,11 +128,15 @@ suite() { # WHO
 
     # dlopen("libibverbs.so"), the name NCCL and RCCL try first: the
     # library of LD_LIBRARY_PATH's folder (softverbs run's), and its device
-    run SOFTVERBS_UROCE=lo "$py" -c "$dlopen_py"
-    ok=0
-    [ $rc = 0 ] && has "$out" "devices: uroce0" && has "$out" "loaded: $(readlink -f "$lib")/libibverbs.so" && ok=1
-    result "$who: dlopen(\"libibverbs.so\") (Python's ctypes, as NCCL loads it): this build, uroce0 listed" $ok
-    [ $ok = 1 ] || { echo "rc $rc"; cat "$work/out" "$work/err"; }
+    if [ -n "$py" ]; then
+        run SOFTVERBS_UROCE=lo "$py" -c "$dlopen_py"
+        ok=0
+        [ $rc = 0 ] && has "$out" "devices: uroce0" && has "$out" "loaded: $(readlink -f "$lib")/libibverbs.so" && ok=1
+        result "$who: dlopen(\"libibverbs.so\") (Python's ctypes, as NCCL loads it): this build, uroce0 listed" $ok
+        [ $ok = 1 ] || { echo "rc $rc"; cat "$work/out" "$work/err"; }
+    else
+        echo "note: $who: the dlopen(\"libibverbs.so\") case is left out: no python3 (apt-get install python3)"
+    fi
 
     run SOFTVERBS_UROCE=nosuchif0 ibv_devinfo
     ok=0
