@@ -22,13 +22,28 @@
 # A failing case prints both logs, the rxe device's non-zero hw_counters
 # and the kernel's last messages.
 #
+# The pingpongs (RC, UC, UD, SRQ; RC also with 64 KiB messages: FIRST,
+# MIDDLE packets of exactly the path MTU, LAST) run at each MTU. Then, at
+# the last MTU, with UROCE_RXE_MATRIX=full (the default):
+#  - perftest ib_write_bw, ib_read_bw, ib_send_bw and ib_atomic_bw, both
+#    ways round, under tcpdump on the veth: tshark decodes every packet
+#    of the capture as InfiniBand with nothing malformed, and
+#    roce_icrc_check.py finds every ICRC right, rxe's (which proves the
+#    checker) and uroce's;
+#  - tc netem on both ends of the veth, 1 % loss, then reordering (25 %
+#    of the packets sent at once, the others 2 ms late): the RC pingpong
+#    (-c, 16 KiB) and ib_read_bw (loss) or ib_write_bw (reordering), both
+#    ways round, finish with the data right.
+#
 # Exit 0 all passed, 1 some failed, 77 skipped (not root, no rxe module,
-# no veth, no ip/rdma/ibverbs-utils, no softverbs build).
+# no veth, no ip/rdma/ibverbs-utils/perftest/tcpdump/tshark/python3, no
+# sch_netem, no softverbs build).
 #
 # Environment: SOFTVERBS_LIBDIR (tests/integration/lib.sh);
 # UROCE_RXE_ITERS (50); UROCE_RXE_TIMEOUT seconds per end (120);
 # UROCE_RXE_MTUS the veth MTUs to run the cases at, in turn ("1500 9000":
-# rxe's path MTU 1024, then 4096).
+# rxe's path MTU 1024, then 4096); UROCE_RXE_MATRIX "full" (default) or
+# "pingpong" (the pingpongs alone).
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_uroce_rxe "$@"
@@ -36,6 +51,8 @@ iters=${UROCE_RXE_ITERS:-50}
 tmo=${UROCE_RXE_TIMEOUT:-120}
 read -ra mtus <<< "${UROCE_RXE_MTUS:-1500 9000}"
 mtu=${mtus[0]}
+matrix=${UROCE_RXE_MATRIX:-full}
+here=$(cd "$(dirname "$0")" && pwd)
 ns=svuroce
 va=svua vb=svub
 ipa=198.19.38.1 ipb=198.19.38.2
@@ -48,9 +65,19 @@ sv_need_cmd rdma iproute2
 for p in ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_devinfo; do
     sv_need_cmd $p ibverbs-utils
 done
+sv_need_cmd ibv_srq_pingpong ibverbs-utils
 sv_require_loads ibv_rc_pingpong
 modprobe rdma_rxe 2> /dev/null
 [ -e /sys/module/rdma_rxe ] || skip "no rdma_rxe module"
+if [ "$matrix" = full ]; then
+    for p in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do sv_need_cmd $p perftest; done
+    sv_need_cmd tc iproute2
+    sv_need_cmd tcpdump tcpdump
+    sv_need_cmd tshark tshark
+    [ -x /usr/bin/python3 ] || skip "python3 missing (apt-get install python3)"
+    modprobe sch_netem 2> /dev/null
+    [ -e /sys/module/sch_netem ] || skip "no sch_netem module (tc netem)"
+fi
 
 ns_pid=
 net_down() {
@@ -132,10 +159,10 @@ run_case() {
     port=$((port + 1))
     if [ "$s" = rxe ]; then
         sdo=on_rxe sdev=$rdev sg=$grx cdo=on_uroce cdev=$udev cg=$gur sip=$ipa
-        name="$prog $* (server rxe, client uroce)"
+        name="${case_tag:-}$prog $* (server rxe, client uroce)"
     else
         sdo=on_uroce sdev=$udev sg=$gur cdo=on_rxe cdev=$rdev cg=$grx sip=$ipb
-        name="$prog $* (server uroce, client rxe)"
+        name="${case_tag:-}$prog $* (server uroce, client rxe)"
     fi
     $sdo timeout -k 5 "$tmo" "$prog" -d "$sdev" -g "$sg" -n "$iters" -p $port "$@" \
         > "$work/server.log" 2>&1 &
@@ -184,6 +211,7 @@ for m in "${mtus[@]}"; do
         "ibv_rc_pingpong -c -m $pm"
         "ibv_uc_pingpong -c -m $pm"
         "ibv_ud_pingpong -c -s $pm"
+        "ibv_srq_pingpong -c -q 4 -m $pm"
         # several packets: FIRST, MIDDLE of exactly the path MTU, LAST
         "ibv_rc_pingpong -c -s 65536 -m $pm"
     )
@@ -195,5 +223,126 @@ for m in "${mtus[@]}"; do
     done
 done
 [ $verbose = 1 ] && echo "$rdev hw_counters:$(counters)"
+if [ "$matrix" != full ] || [ -z "$pm" ]; then sv_finish; exit; fi
+
+# perftest's result table: the "#bytes" header and a numeric row
+table_ok() {
+    awk '/^ *#bytes/ { hdr = 1; next }
+         hdr && /^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = 1 }
+         END { exit !(hdr && row) }' "$1"
+}
+
+# run_perf SERVER(rxe|uroce) WHAT PROG [ARGS...]: perftest, the server on
+# that side; both ends exit 0 and the client prints its table. A failure
+# that emulation noise explains (sv_perftest_noise) runs once more.
+run_perf() {
+    local s=$1 what=$2 prog=$3 srv_rc cli_rc spid name ok=0 sdo cdo sdev cdev sg cg sip try w=
+    shift 3
+    if [ "$s" = rxe ]; then
+        sdo=on_rxe sdev=$rdev sg=$grx cdo=on_uroce cdev=$udev cg=$gur sip=$ipa
+    else
+        sdo=on_uroce sdev=$udev sg=$gur cdo=on_rxe cdev=$rdev cg=$grx sip=$ipb
+    fi
+    name="$what$prog $* (server $s, client $([ $s = rxe ] && echo uroce || echo rxe))"
+    for try in 1 2; do
+        port=$((port + 1))
+        $sdo timeout -k 5 "$tmo" "$prog" -F -d "$sdev" -x "$sg" -p $port "$@" \
+            > "$work/server.log" 2>&1 &
+        spid=$!
+        if [ "$s" = rxe ]; then sv_wait_port $port $spid
+        else sv_wait_port $port $spid "$ns_pid"
+        fi
+        $cdo timeout -k 5 "$tmo" "$prog" -F -d "$cdev" -x "$cg" -p $port "$@" "$sip" \
+            > "$work/client.log" 2>&1
+        cli_rc=$?
+        wait $spid
+        srv_rc=$?
+        rm -f "$work"/maps/maps.*
+        [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && table_ok "$work/client.log" && { ok=1; break; }
+        [ $try = 1 ] || break
+        w=$(sv_perftest_noise $srv_rc $cli_rc "$work/server.log" "$work/client.log") || break
+        echo "note: $name: run 1 failed ($w); running it again"
+    done
+    sv_result "$name" $ok "server exit $srv_rc, client exit $cli_rc${w:+ (run 1: $w)}"
+    if [ $ok = 1 ]; then
+        [ $verbose = 1 ] && grep -A 1 '^ *#bytes' "$work/client.log"
+    else
+        echo "---- server:"; grep -v '^ *$' "$work/server.log" | tail -n 8
+        echo "---- client:"; grep -v '^ *$' "$work/client.log" | tail -n 8
+        echo "---- $rdev hw_counters:$(counters)"
+        echo "---- dmesg:"; dmesg | tail -n 5
+    fi
+}
+
+# perftest both ways round, captured on the rxe end of the veth
+pcap=$work/roce.pcap
+tcpdump -i "$va" -U -s 0 -w "$pcap" udp port 4791 2> "$work/tcpdump.err" &
+tpid=$!
+for _ in $(seq 100); do grep -q 'listening on' "$work/tcpdump.err" && break; sleep 0.1; done
+for p in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_send_bw -s 65536" ib_atomic_bw; do
+    for s in rxe uroce; do
+        # shellcheck disable=SC2086
+        run_perf $s "" $p -n 20
+    done
+done
+kill -INT $tpid; wait $tpid
+# every packet to UDP 4791 one tshark decodes as InfiniBand, none
+# malformed, no expert info of severity error (one pass of tshark: its
+# start-up costs seconds under emulation)
+tshark -r "$pcap" -T fields -E separator=, -e udp.dstport -e infiniband.bth.opcode \
+    -e _ws.malformed -e _ws.expert.severity > "$work/tshark.out" 2> "$work/tshark.err"
+read -r nudp nib nbad ops < <(awk -F, '$1 == 4791 {
+        n++
+        if ($2 != "") { ib++; op[$2]++ }
+        if ($3 != "" || $4 ~ /8388608|[Ee]rror/) bad++
+    }
+    END {
+        s = ""
+        for (o in op) s = s (s == "" ? "" : " ") o ":" op[o]
+        print n + 0, ib + 0, bad + 0, (s == "" ? "none" : s)
+    }' "$work/tshark.out")
+ok=0
+[ "$nudp" -gt 0 ] && [ "$nudp" = "$nib" ] && [ "$nbad" = 0 ] && ok=1
+sv_result "the capture: tshark decodes all $nudp packets to UDP 4791 as InfiniBand, none malformed (BTH opcode:count $ops)" $ok \
+    "$nib of $nudp decoded, $nbad malformed or in error; $(grep -v '^listening' "$work/tcpdump.err" | tr '\n' ' ')$(head -n 2 "$work/tshark.err" | tr '\n' ' ')"
+/usr/bin/python3 "$here/roce_icrc_check.py" "$pcap" > "$work/icrc.out" 2>&1
+rc=$?
+ok=0
+[ $rc = 0 ] && grep -q "^$ipa: " "$work/icrc.out" && grep -q "^$ipb: " "$work/icrc.out" && ok=1
+sv_result "the capture: every ICRC right, rxe's ($ipa) and uroce's ($ipb), computed by roce_icrc_check.py" $ok \
+    "roce_icrc_check.py exit $rc"
+sv_indent "$work/icrc.out"
+rm -f "$pcap"
+
+# loss, then reordering, on both ends of the veth
+netem() { # ARGS...: the same netem qdisc on both ends
+    tc qdisc replace dev "$va" root netem "$@" &&
+        ip netns exec "$ns" tc qdisc replace dev "$vb" root netem "$@"
+}
+for cond in "loss 1%" "delay 2ms reorder 25% 50%"; do
+    # shellcheck disable=SC2086
+    if ! netem $cond; then
+        sv_result "tc netem $cond on both ends" 0 "tc failed"
+        continue
+    fi
+    case_tag="netem $cond: "
+    for s in rxe uroce; do
+        run_case $s ibv_rc_pingpong -c -s 16384 -m "$pm"
+        case $cond in
+            loss*) run_perf $s "netem $cond: " ib_read_bw -s 65536 -n 20 ;;
+            *) run_perf $s "netem $cond: " ib_write_bw -s 65536 -n 20 ;;
+        esac
+    done
+    if [ "${cond%% *}" = loss ]; then
+        # the cases saw loss: netem dropped packets on the way
+        d=$( { tc -s qdisc show dev "$va"; ip netns exec "$ns" tc -s qdisc show dev "$vb"; } |
+            sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+        sv_result "netem $cond: the cases ran through loss ($d packets dropped on the veth)" \
+            "$([ "$d" -gt 0 ] && echo 1 || echo 0)" "netem dropped nothing"
+    fi
+done
+case_tag=
+tc qdisc del dev "$va" root 2> /dev/null
+ip netns exec "$ns" tc qdisc del dev "$vb" root 2> /dev/null
 
 sv_finish
