@@ -34,6 +34,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_clients "$@"
+. "$here/clients_lib.sh"
 iters=${CLIENTS_ITERS:-10}
 tmo=${CLIENTS_TIMEOUT:-60}
 
@@ -56,72 +57,6 @@ modprobe rdma_ucm 2> /dev/null
 known=0
 servers=()
 trap 'for p in "${servers[@]}"; do kill "$p" 2> /dev/null; done; rm -rf "$work"' EXIT
-
-# errline LOG...: the first error a client printed, for the report
-errline() {
-    local l
-    l=$(grep -h -m 1 -E 'ERROR|[Ee]rror|[Ff]ail|[Ii]nvalid|refused|timed out|[Aa]bort' "$@" 2> /dev/null | head -n 1)
-    echo "${l:-no error message}"
-}
-
-# both NAME DEV FUNC ARGS...: FUNC ARGS rc, then FUNC ARGS sv; FUNC
-# returns 0 when the check held and sets $why otherwise. DEV: the device
-# the softverbs processes drove (for the maps check).
-both() {
-    local name=$1 dev=$2 rc_ok=0 sv_ok=0 rc_why sv_why t0 t1
-    shift 2
-    why=
-    t0=$SECONDS
-    "$@" rc || rc_ok=1
-    rc_why=$why
-    why=
-    rm -f "$work"/maps/maps.*
-    t1=$SECONDS
-    "$@" sv || sv_ok=1
-    sv_why=$why
-    echo "time: $name: rdma-core $((t1 - t0)) s, softverbs $((SECONDS - t1)) s"
-    if [ $sv_ok = 0 ] && ! sv_maps_check "$dev"; then
-        sv_ok=1
-        sv_why="a softverbs process did not run on softverbs"
-    fi
-    rm -f "$work"/maps/maps.*
-    if [ $rc_ok = 0 ]; then
-        sv_result "$name" $((1 - sv_ok)) "softverbs: $sv_why"
-    elif [ $sv_ok = 1 ]; then
-        echo "known on both: $name: rdma-core: $rc_why; softverbs: $sv_why"
-        known=$((known + 1))
-    else
-        echo "PASS: $name (softverbs; fails on rdma-core: $rc_why)"
-        pass=$((pass + 1))
-    fi
-}
-
-# run_pair LIB PORT TAG SERVER_CMD... -- CLIENT_CMD...: server in the
-# background until PORT listens (TCP), then the client; both under the
-# timeout, logs $work/TAG.LIB.{srv,cli}; sets srv_rc cli_rc
-run_pair() {
-    local lib=$1 port=$2 tag=$3 spid i srv=()
-    shift 3
-    for i in "$@"; do
-        shift
-        [ "$i" = -- ] && break
-        srv+=("$i")
-    done
-    sv_env "$lib"
-    env "${SV_ENV[@]}" timeout -k 5 "$tmo" "${srv[@]}" \
-        > "$work/$tag.$lib.srv" 2>&1 &
-    spid=$!
-    if ! sv_wait_port "$port" $spid; then
-        wait $spid
-        srv_rc=$? cli_rc=none
-        return
-    fi
-    env "${SV_ENV[@]}" timeout -k 5 "$tmo" "$@" > "$work/$tag.$lib.cli" 2>&1
-    cli_rc=$?
-    wait $spid
-    srv_rc=$?
-    [ $verbose = 1 ] && tail -n 3 "$work/$tag.$lib.cli"
-}
 
 # --- libfabric ---
 
