@@ -44,7 +44,8 @@
 # librxe), and rxe0 on A sent and received at least one packet per
 # message (its hw_counters): the ranks did talk over RDMA.
 # A prints one PASS/FAIL line per case, then two "bench:" lines (rdma-core
-# against softverbs, both ends each) and "pair_mpi: N passed, N failed".
+# against softverbs, both ends each), "pair_mpi: S s" (its seconds) and
+# "pair_mpi: N passed, N failed".
 # A case that times out (a loaded host) is run once more and reported
 # "PASS (retried: ...)"; twice is a failure.
 #
@@ -226,4 +227,6 @@ if [ -n "${lat[rc:rc.8]:-}" ] && [ -n "${lat[sv:sv.8]:-}" ]; then
     echo "bench: mpi pingpong 8 B latency: rdma-core ${lat[rc:rc.8]} us, softverbs ${lat[sv:sv.8]} us"
     echo "bench: mpi pingpong 64 KiB bandwidth: rdma-core ${bw[rc:rc.65536]} MB/s, softverbs ${bw[sv:sv.65536]} MB/s"
 fi
+# (tests/vm/check-pair puts this in scripts/test's closing table)
+echo "pair_mpi: $SECONDS s"
 sv_finish
