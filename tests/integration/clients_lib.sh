@@ -4,13 +4,27 @@
 # by the tests that run Debian's RDMA programs side by side on rdma-core
 # and on softverbs: one check run on both libraries and judged
 # (both), a server and client pair under timeouts (run_pair,
-# run_cm_pair), the first error a program printed (errline).
+# run_cm_pair), the first error a program printed (errline), the
+# devices every check needs (cm_devices_ready).
 #
 # The sourcing script sets tmo (seconds per process) and known=0, and
 # gives each check a function FUNC ARGS... LIB that returns 0 when the
 # check held and sets $why otherwise. CLIENTS_CASES, an extended regular
 # expression, keeps only the checks whose names match (by hand; the
 # others are not counted).
+
+# cm_devices_ready: what every clients check needs, else a SKIP naming
+# it: rxe0 and siw0, each with an address on its netdev for rdma_cm
+# (rxe0 on a dummy netdev, not on lo: tests/vm/run --netdev dummy --siw),
+# and the rdma_ucm module loaded.
+cm_devices_ready() {
+    sv_need_dev RXE_DEV
+    sv_need_dev SIW_DEV
+    [ -n "${RXE_IP:-}" ] && [ "$RXE_IP" != 127.0.0.1 ] ||
+        skip "rxe0 has no rdma_cm address: run in tests/vm/run --netdev dummy --siw"
+    [ -n "${SIW_IP:-}" ] || skip "SIW_IP is not set"
+    modprobe rdma_ucm 2> /dev/null
+}
 
 # errline LOG...: the first error a program printed, for the report;
 # else the last line of the first LOG

@@ -262,6 +262,14 @@ sv_maps_check() {
     return $bad
 }
 
+# sv_perftest_table LOG: a perftest client's LOG holds its "#bytes"
+# header and a numeric row under it (its result table)
+sv_perftest_table() {
+    awk '/^ *#bytes/ { hdr = 1; next }
+         hdr && /^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = 1 }
+         END { exit !(hdr && row) }' "$1"
+}
+
 # sv_perftest_noise SRV_RC CLI_RC SERVER_LOG CLIENT_LOG: a perftest
 # failure that emulation noise explains (a timeout, perftest's CPU clock
 # checks, a transport retry, a lost TCP exchange): prints the reason,

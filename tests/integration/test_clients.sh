@@ -43,17 +43,10 @@ sv_need_cmd fi_pingpong libfabric-bin
 sv_need_cmd qperf qperf
 sv_need_cmd ucx_info ucx-utils
 sv_need_cmd ucx_perftest ucx-utils
-# rdma_cm needs an address on the device's netdev: rxe0 on a dummy
-# netdev, not on lo (tests/vm/run --netdev dummy --siw)
-sv_need_dev RXE_DEV
-sv_need_dev SIW_DEV
-[ -n "${RXE_IP:-}" ] && [ "$RXE_IP" != 127.0.0.1 ] ||
-    skip "rxe0 has no rdma_cm address: run in tests/vm/run --netdev dummy --siw"
-[ -n "${SIW_IP:-}" ] || skip "SIW_IP is not set"
+cm_devices_ready
 # No ldd check up front (sv_require_loads): UCX dlopens libibverbs from
 # libuct_ib, and ldd costs seconds under emulation; the maps check after
 # every softverbs run is the proof for all three clients.
-modprobe rdma_ucm 2> /dev/null
 known=0
 servers=()
 trap 'for p in "${servers[@]}"; do kill "$p" 2> /dev/null; done; rm -rf "$work"' EXIT
@@ -168,14 +161,23 @@ qperf_start() {
     sv_wait_port "${!port}" $pid
 }
 
-# qp TEST IP LIB: qperf -cm1 TEST for 1 s against this library's server
+# qp TEST IP LIB: qperf -cm1 TEST for 1 s against this library's server.
+# Over siw, a client whose rdma_connect call itself fails (qperf's
+# "rdma_connect failed": the kernel's TCP connect under siw_connect,
+# before any verb of the connection ran; seen once under a load of 7, on
+# softverbs after rdma-core passed) runs once more, with a note.
 qp() {
-    local t=$1 ip=$2 lib=$3 port=qperf_port_$3 log rc
+    local t=$1 ip=$2 lib=$3 port=qperf_port_$3 log rc try
     log=$work/qperf-$t-$ip.$lib
     sv_env "$lib"
-    env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
-        qperf -lp "${!port}" -cm1 -t 1 "$ip" "$t" > "$log" 2>&1
-    rc=$?
+    for try in 1 2; do
+        env "${SV_ENV[@]}" timeout -k 5 "$tmo" \
+            qperf -lp "${!port}" -cm1 -t 1 "$ip" "$t" > "$log" 2>&1
+        rc=$?
+        [ $rc != 0 ] && [ "$ip" = "$SIW_IP" ] && [ $try = 1 ] &&
+            grep -q '^.*rdma_connect failed' "$log" || break
+        echo "note: $lib qperf $t over siw: rdma_connect failed at once, run 1; running it again"
+    done
     [ $verbose = 1 ] && cat "$log"
     # rc_lat: "latency = ..."; rc_bw: "bw = ..."
     if [ $rc != 0 ] || ! grep -Eq '^ *(latency|bw) += +[0-9.]+ ' "$log"; then

@@ -83,12 +83,6 @@ run_once() {
     srv_rc=$?
 }
 
-# table_ok: the client printed its "#bytes" header and a numeric row
-table_ok() {
-    awk '/^ *#bytes/ { hdr = 1; next }
-         hdr && /^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = 1 }
-         END { exit !(hdr && row) }' "$work/client.log"
-}
 
 # why_noisy: a failure that emulation noise explains (timeout, CPU clock
 # checks, a transport retry or a lost TCP exchange); prints the reason
@@ -98,7 +92,7 @@ why_noisy() {
 
 # case_ok: both ends exited 0 and the client printed its result
 case_ok() {
-    [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && table_ok
+    [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && sv_perftest_table "$work/client.log"
 }
 
 # run_case PROG ARGS...
@@ -135,7 +129,7 @@ run_case() {
         [ $verbose = 1 ] && grep -A 1 '^ *#bytes' "$work/client.log"
     else
         echo "FAIL: $name: server exit $srv_rc, client exit $cli_rc${why:+ (earlier runs: $why)}"
-        table_ok || echo "(the client printed no result table)"
+        sv_perftest_table "$work/client.log" || echo "(the client printed no result table)"
         w=$(why_noisy) && echo "(this run: $w)"
         echo "---- server:"; grep -v '^ *$' "$work/server.log" | tail -n 20
         echo "---- client:"; grep -v '^ *$' "$work/client.log" | tail -n 30

@@ -62,14 +62,7 @@ done
 sv_need_cmd fio fio
 [ -x "$python" ] || skip "$python missing (apt-get install python3)"
 [ -e "$rspreload" ] || skip "$rspreload missing (apt-get install librdmacm1)"
-# rdma_cm needs an address on the device's netdev: rxe0 on a dummy
-# netdev, not on lo (tests/vm/run --netdev dummy --siw)
-sv_need_dev RXE_DEV
-sv_need_dev SIW_DEV
-[ -n "${RXE_IP:-}" ] && [ "$RXE_IP" != 127.0.0.1 ] ||
-    skip "rxe0 has no rdma_cm address: run in tests/vm/run --netdev dummy --siw"
-[ -n "${SIW_IP:-}" ] || skip "SIW_IP is not set"
-modprobe rdma_ucm 2> /dev/null
+cm_devices_ready
 cd "$work" || exit 1
 known=0
 port=17400

@@ -225,13 +225,6 @@ done
 [ $verbose = 1 ] && echo "$rdev hw_counters:$(counters)"
 if [ "$matrix" != full ] || [ -z "$pm" ]; then sv_finish; exit; fi
 
-# perftest's result table: the "#bytes" header and a numeric row
-table_ok() {
-    awk '/^ *#bytes/ { hdr = 1; next }
-         hdr && /^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = 1 }
-         END { exit !(hdr && row) }' "$1"
-}
-
 # run_perf SERVER(rxe|uroce) WHAT PROG [ARGS...]: perftest, the server on
 # that side; both ends exit 0 and the client prints its table. A failure
 # that emulation noise explains (sv_perftest_noise) runs once more.
@@ -258,7 +251,7 @@ run_perf() {
         wait $spid
         srv_rc=$?
         rm -f "$work"/maps/maps.*
-        [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && table_ok "$work/client.log" && { ok=1; break; }
+        [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && sv_perftest_table "$work/client.log" && { ok=1; break; }
         [ $try = 1 ] || break
         w=$(sv_perftest_noise $srv_rc $cli_rc "$work/server.log" "$work/client.log") || break
         echo "note: $name: run 1 failed ($w); running it again"
