@@ -102,6 +102,8 @@ void sv_explain_forget(struct ibv_context *ctx)
 /* The inline bytes the device's QPs take, or 0 when not known. */
 static uint32_t max_inline_of(struct ibv_context *ctx)
 {
+	if (sv_priv(ctx)->max_inline_data)
+		return sv_priv(ctx)->max_inline_data;
 	switch (sv_priv(ctx)->driver_id) {
 	case RDMA_DRIVER_RXE:
 		return RXE_KERNEL_MAX_INLINE;

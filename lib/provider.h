@@ -224,6 +224,10 @@ struct verbs_ex_private {
 	/* lib/explain.c: the device's attributes, queried at the first
 	 * error that needs them (never on a success path), freed at close */
 	struct ibv_device_attr_ex *explain_attr;
+	/* the largest max_inline_data a QP may ask for, which no verb
+	 * reports: set by a provider without a kernel driver id (uroce) at
+	 * open; 0: the kernel driver's (lib/explain.c) */
+	uint32_t max_inline_data;
 };
 
 struct sv_context {

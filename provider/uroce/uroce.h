@@ -517,13 +517,24 @@ size_t uroce_parse_list(const char *value,
 
 /* The folder of the user's uroce sockets (uroce_net.c's forwarding):
  * $XDG_RUNTIME_DIR/softverbs-uroce, or with fallback (or without the
- * variable, or under AT_SECURE) /tmp/softverbs-uroce-<euid>. False when
- * the name does not fit. */
+ * variable, or under AT_SECURE) /tmp/softverbs-uroce-<euid>, the euid as
+ * the parent user namespace knows it (in `unshare -Ur` the user's own,
+ * not 0). False when the name does not fit. */
 bool uroce_runtime_dir(char *buf, size_t cap, bool fallback);
 
 /* A name softverbs link takes, the configured devices' rule: uroce
  * and a decimal number without a leading zero (uroce0, uroce12), fewer
  * than IBV_SYSFS_NAME_MAX bytes. */
 bool uroce_dev_name_valid(const char *name);
+
+/* ---- uroce_mem.c: the registration's memory check ------------------------ */
+
+/* [addr, addr + len) is mapped and readable, and writable when write
+ * (the MR's access lets anyone write it: local or remote write, remote
+ * atomic, MW bind), as the kernel's pinning judges it: 0, or EFAULT. */
+int uroce_mem_check(const void *addr, size_t len, bool write);
+#define UROCE_ACCESS_WRITABLE \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
 
 #endif

@@ -192,6 +192,27 @@ static bool conf_path(unsigned int which, char *buf, size_t cap)
 	return n > 0 && (size_t)n < cap;
 }
 
+/* The effective uid as the parent user namespace knows it (the
+ * uid_map line that holds it): in `unshare -Ur` geteuid() says 0, and
+ * /tmp/softverbs-uroce-0 would be the real root's folder, which this
+ * user may not use. Without a map (no user namespaces), geteuid(). */
+static unsigned int outer_euid(void)
+{
+	unsigned long in, out, count;
+	unsigned int uid = (unsigned int)geteuid(), ret = uid;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+
+	if (!f)
+		return uid;
+	while (fscanf(f, "%lu %lu %lu", &in, &out, &count) == 3)
+		if (uid >= in && uid - in < count) {
+			ret = (unsigned int)(out + (uid - in));
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
 bool uroce_runtime_dir(char *buf, size_t cap, bool fallback)
 {
 	const char *dir = fallback ? NULL : sv_env_path("XDG_RUNTIME_DIR");
@@ -200,8 +221,7 @@ bool uroce_runtime_dir(char *buf, size_t cap, bool fallback)
 	if (dir && dir[0] == '/')
 		n = snprintf(buf, cap, "%s/softverbs-uroce", dir);
 	else
-		n = snprintf(buf, cap, "/tmp/softverbs-uroce-%u",
-			     (unsigned int)geteuid());
+		n = snprintf(buf, cap, "/tmp/softverbs-uroce-%u", outer_euid());
 	return n > 0 && (size_t)n < cap;
 }
 

@@ -281,6 +281,12 @@ struct ibv_mr *uroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	ret = check_access(access);
 	if (ret)
 		goto err;
+	ret = uroce_mem_check(addr, length, access & UROCE_ACCESS_WRITABLE);
+	if (ret) {
+		sv_err("uroce: MR of %zu bytes at %p: not mapped%s (as rxe's pinning, EFAULT)",
+		       length, addr, access & UROCE_ACCESS_WRITABLE ? " writable" : "");
+		goto err;
+	}
 	if (hca_va + length < hca_va) {
 		sv_err("uroce: MR of %zu bytes at iova %#llx wraps around",
 		       length, (unsigned long long)hca_va);
@@ -352,6 +358,14 @@ int uroce_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 		ret = check_access(access);
 		if (ret)
 			return ret;
+		ret = uroce_mem_check(mr->addr, mr->length,
+				      access & UROCE_ACCESS_WRITABLE);
+		if (ret) {
+			sv_err("uroce: MR of %zu bytes at %p: not mapped%s (as rxe's pinning, EFAULT)",
+			       mr->length, (void *)mr->addr,
+			       access & UROCE_ACCESS_WRITABLE ? " writable" : "");
+			return ret;
+		}
 	}
 	pthread_mutex_lock(&table.lock);
 	/* no access in flight sees half of the change */

@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "explain.h"
 #include "uroce.h"
 
 /* rxe's largest message (RXE_PORT_MAX_MSG_SZ) */
@@ -267,8 +268,7 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 	if (qp->sq_tail - qp->sq_head == qp->sq_slots) {
-		sv_err("uroce: QP %#x: send queue full (%u WRs)",
-		       qp->core.qp.qp_num, qp->sq_slots);
+		sv_explain_send_full(&qp->core.qp, qp->cap.max_send_wr);
 		return ENOMEM;
 	}
 	return 0;
@@ -424,8 +424,7 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 	int ret;
 
 	if (qp->attr.qp_state != IBV_QPS_RTS && qp->attr.qp_state != IBV_QPS_ERR) {
-		sv_err("uroce: QP %#x: post_send in state %d (needs RTS)",
-		       qp->core.qp.qp_num, qp->attr.qp_state);
+		sv_explain_post_state("post_send", &qp->core.qp, "needs RTS");
 		return EINVAL;
 	}
 	ret = check_wr(qp, wr, &len);

@@ -269,6 +269,7 @@ int uroce_context_init(struct uroce_context *ctx, const char *netdev)
 	}
 	ibctx->async_fd = fds[0];
 	ctx->async_wr_fd = fds[1];
+	ctx->sv.core.max_inline_data = UROCE_MAX_INLINE;
 	ibctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->pd_lock, NULL);
 	pthread_mutex_init(&ctx->qp_lock, NULL);
