@@ -149,10 +149,18 @@ static int copy_on_fork_reported(void)
 	if (cof < 0) {
 		int ret = sv_nl_copy_on_fork();
 
-		/* Could not ask (no NETLINK_RDMA, no ib_core): not reported. */
-		cof = ret > 0;
+		/* No NETLINK_RDMA at all (no ib_core): no device of this
+		 * process can pin a page. Its devices can only be uroce's,
+		 * whose "DMA" is the process's own thread writing through
+		 * the parent's addresses, which fork never takes away: fork
+		 * is as safe as on a copy-on-fork kernel, and the pages
+		 * registered only in part (Python's objects beside a
+		 * registered buffer) stay the child's. Any other failure to
+		 * ask: not reported. */
+		cof = ret > 0 || ret == -EPROTONOSUPPORT;
 		if (ret < 0)
-			sv_dbg("could not ask the kernel about copy-on-fork: %s", strerror(-ret));
+			sv_dbg("could not ask the kernel about copy-on-fork: %s%s", strerror(-ret),
+			       cof ? " (no RDMA in the kernel: nothing pins pages, fork is safe)" : "");
 		atomic_store(&copy_on_fork, cof);
 	}
 	return cof;

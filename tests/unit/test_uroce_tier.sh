@@ -14,7 +14,9 @@
 #  - test_rxe_ops, test_rxe_errors: every opcode on RC, UC and UD, and
 #    the completion statuses of the failures;
 #  - test_cq_ex_loop, test_qp_ex: ibv_cq_ex polling and the ibv_wr_* API;
-#  - test_rxe_mw: memory windows, SEND with invalidate, local invalidate.
+#  - test_rxe_mw: memory windows, SEND with invalidate, local invalidate;
+#  - fork_python.py: the Python multiprocessing pattern of the fork-safety
+#    tests, with Debian's pyverbs.
 #
 # Left to the VM: what is the kernel's (fork safety's DONTFORK and
 # pinning, the registry's hot-unplug, rdma_cm), multicast (uroce has
@@ -57,6 +59,23 @@ prog test_pabi
 prog test_explain CK_RUN_CASE=rxe
 # (test_errno, test_rxe_ops, test_rxe_errors, test_cq_ex_loop, test_qp_ex and
 # test_rxe_mw join with the verbs they need)
+
+# the Python pattern of the fork-safety tests (fork_python.py, Debian's
+# pyverbs): multiprocessing workers forked while RDMA WRITEs go on read
+# the objects that share pages with registered memory
+py=/usr/bin/python3
+if [ -x $py ] && $py -c 'import pyverbs' 2> /dev/null; then
+    t0=${EPOCHREALTIME/./}
+    as env RXE_DEV=uroce0 RXE_GID=1 FORK_PY_TIMEOUT=60 \
+        timeout 300 $py "$(dirname "$0")/../integration/fork_python.py" > "$work/out" 2>&1
+    rc=$? ok=0
+    [ $rc = 0 ] && grep -q '^OK: ' "$work/out" && ok=1
+    dt=$(((${EPOCHREALTIME/./} - t0) / 100000))
+    result "fork_python.py on uroce0 ($((dt / 10)).$((dt % 10)) s)" $ok
+    [ $ok = 1 ] || { echo "--- exit $rc:"; tail -n 8 "$work/out"; }
+else
+    echo "note: no python3 with pyverbs (apt-get install python3-pyverbs): fork_python.py is left out"
+fi
 
 echo "test_uroce_tier: $pass passed, $fail failed"
 [ $fail = 0 ]
