@@ -16,7 +16,7 @@
 #  - test_cq_ex_loop, test_qp_ex: ibv_cq_ex polling and the ibv_wr_* API;
 #  - test_rxe_mw: memory windows, SEND with invalidate, local invalidate;
 #  - fork_python.py: the Python multiprocessing pattern of the fork-safety
-#    tests, with Debian's pyverbs.
+#    tests, with Debian's pyverbs; pyverbs_probe.py: pyverbs' own objects.
 #
 # Left to the VM: what is the kernel's (fork safety's DONTFORK and
 # pinning, the registry's hot-unplug, rdma_cm), multicast (uroce has
@@ -73,8 +73,16 @@ if [ -x $py ] && $py -c 'import pyverbs' 2> /dev/null; then
     dt=$(((${EPOCHREALTIME/./} - t0) / 100000))
     result "fork_python.py on uroce0 ($((dt / 10)).$((dt % 10)) s)" $ok
     [ $ok = 1 ] || { echo "--- exit $rc:"; tail -n 8 "$work/out"; }
+    # pyverbs' own objects: queries, a PD, an MR read back, a CQ and an
+    # RC QP, and this build's library in the process
+    as timeout 120 $py "$(dirname "$0")/../integration/pyverbs_probe.py" uroce0 > "$work/out" 2>&1
+    rc=$? ok=0
+    [ $rc = 0 ] && grep -q "^mr: length 65536, reads back b'softverbs'" "$work/out" &&
+        grep -q '^qp: type 2 ' "$work/out" && grep -q "^libibverbs: $lib/" "$work/out" && ok=1
+    result "pyverbs_probe.py on uroce0" $ok
+    [ $ok = 1 ] || { echo "--- exit $rc:"; tail -n 8 "$work/out"; }
 else
-    echo "note: no python3 with pyverbs (apt-get install python3-pyverbs): fork_python.py is left out"
+    echo "note: no python3 with pyverbs (apt-get install python3-pyverbs): fork_python.py and pyverbs_probe.py are left out"
 fi
 
 echo "test_uroce_tier: $pass passed, $fail failed"
