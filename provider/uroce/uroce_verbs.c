@@ -310,6 +310,7 @@ static const struct sv_context_ops uroce_ctx_ops = {
 	.rereg_mr = uroce_rereg_mr,
 	.dereg_mr = uroce_dereg_mr,
 	.create_cq = uroce_create_cq,
+	.create_cq_ex = uroce_create_cq_ex,
 	.poll_cq = uroce_poll_cq,
 	.req_notify_cq = uroce_req_notify_cq,
 	.resize_cq = uroce_resize_cq,
