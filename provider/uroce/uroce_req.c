@@ -10,6 +10,8 @@
  * on the last packet and on every 64th (RXE_MAX_PKT_PER_ACK). UD and UC
  * WQEs complete once sent; RC WQEs stay in the send queue, with their
  * message, until an ACK covers their last PSN (ACKs are cumulative).
+ * ibv_wr_complete's batches (uroce_qp_ex.c) come through
+ * uroce_post_send_all: every WR checked, then all posted, or none.
  *
  * A PSN-sequence NAK acknowledges what precedes its PSN and makes the
  * requester send again from that PSN (go-back-N); NAKs for an invalid
