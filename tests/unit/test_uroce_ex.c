@@ -7,13 +7,14 @@
  * checked byte for byte), with its error paths: a batch with a bad WR
  * posts nothing and returns the error, wr_abort posts nothing, a batch
  * larger than the send queue is refused, and the QP goes on as if they
- * had never been. */
+ * had never been; two threads' batches on one QP do not mix. */
 #include "config.h"
 
 #include <check.h>
 #include <endian.h>
 #include <errno.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -887,6 +888,122 @@ START_TEST(qp_ex_uc)
 }
 END_TEST
 
+/* Two threads post batches of two signaled UD sends on one QP at once
+ * (to a QP with no receives: the peer drops them): each batch is posted
+ * whole, so in the CQ (UD completes at post time) its two completions
+ * are next to each other, and none is lost or doubled. */
+enum { THREAD_BATCHES = 300 };
+
+struct poster {
+	struct ibv_qp_ex *qx;
+	struct ibv_ah *ah;
+	struct end *e;
+	uint32_t qpn;
+	unsigned int id;
+	int failed;        /* ibv_wr_complete's errors */
+};
+
+static void *post_batches(void *arg)
+{
+	struct poster *p = arg;
+
+	for (unsigned int i = 0; i < THREAD_BATCHES; i++) {
+		ibv_wr_start(p->qx);
+		for (unsigned int k = 0; k < 2; k++) {
+			p->qx->wr_id = (uint64_t)p->id << 32 | i << 1 | k;
+			p->qx->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_send(p->qx);
+			ibv_wr_set_ud_addr(p->qx, p->ah, p->qpn, 0x11111111);
+			ibv_wr_set_inline_data(p->qx, p->e->buf, 16);
+		}
+		if (ibv_wr_complete(p->qx))
+			p->failed++;
+	}
+	return NULL;
+}
+
+START_TEST(qp_ex_two_threads)
+{
+	struct end e;
+	struct ibv_cq_init_attr_ex ca = { .cqe = 4 * THREAD_BATCHES };
+	struct ibv_cq_ex *big;
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 1, .max_send_sge = 1,
+			 .max_recv_sge = 1, .max_inline_data = 64 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_ah_attr av = av_lo();
+	struct ibv_qp *a, *b;
+	struct poster p[2];
+	pthread_t th[2];
+	static uint64_t ids[4 * THREAD_BATCHES];
+	static uint8_t seen[2][2 * THREAD_BATCHES];
+	struct ibv_poll_cq_attr pa = { 0 };
+	unsigned int n = 0;
+	long end;
+
+	if (!open_end(&e, NULL))
+		return;
+	big = ibv_create_cq_ex(e.ctx, &ca);
+	ck_assert_ptr_nonnull(big);
+	ia.send_cq = ia.recv_cq = ibv_cq_ex_to_cq(big);
+	ia.pd = e.pd;
+	a = ibv_create_qp_ex(e.ctx, &ia);
+	ck_assert_ptr_nonnull(a);
+	b = make_qp(&e, IBV_QPT_UD, 0, 16);
+	ck_assert_ptr_nonnull(b);
+	to_rts(a, 0);
+	to_rts(b, 0);
+	for (unsigned int t = 0; t < 2; t++) {
+		p[t] = (struct poster){ .qx = ibv_qp_to_qp_ex(a), .e = &e,
+					.qpn = b->qp_num, .id = t };
+		p[t].ah = ibv_create_ah(e.pd, &av);
+		ck_assert_ptr_nonnull(p[t].ah);
+	}
+	for (unsigned int t = 0; t < 2; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, post_batches, &p[t]), 0);
+	for (unsigned int t = 0; t < 2; t++) {
+		ck_assert_int_eq(pthread_join(th[t], NULL), 0);
+		ck_assert_int_eq(p[t].failed, 0);
+	}
+	end = now_ms() + TIMEOUT_MS;
+	while (n < 4 * THREAD_BATCHES && now_ms() < end) {
+		int ret = ibv_start_poll(big, &pa);
+
+		if (ret == ENOENT)
+			continue;
+		ck_assert_int_eq(ret, 0);
+		do {
+			ck_assert_int_eq(big->status, IBV_WC_SUCCESS);
+			ck_assert_uint_lt(n, 4 * THREAD_BATCHES);
+			ids[n++] = big->wr_id;
+		} while (!ibv_next_poll(big));
+		ibv_end_poll(big);
+	}
+	ck_assert_uint_eq(n, 4 * THREAD_BATCHES);
+	for (unsigned int i = 0; i < n; i += 2) {
+		unsigned int t = (unsigned int)(ids[i] >> 32);
+		unsigned int k = (unsigned int)(ids[i] & 0xffffffffu);
+
+		ck_assert_msg(ids[i + 1] == ids[i] + 1 && !(k & 1) && t < 2,
+			      "completions %u, %u: wr_ids %#llx, %#llx are not one batch",
+			      i, i + 1, (unsigned long long)ids[i],
+			      (unsigned long long)ids[i + 1]);
+		ck_assert(!seen[t][k] && !seen[t][k + 1]);
+		seen[t][k] = seen[t][k + 1] = 1;
+	}
+	no_completion(ibv_cq_ex_to_cq(big));
+	for (unsigned int t = 0; t < 2; t++)
+		ck_assert_int_eq(ibv_destroy_ah(p[t].ah), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(big)), 0);
+	close_end(&e, NULL);
+}
+END_TEST
+
 static Suite *make_uroce_ex_suite(void)
 {
 	Suite *s = suite_create("uroce_ex");
@@ -907,6 +1024,7 @@ static Suite *make_uroce_ex_suite(void)
 	tcase_add_test(tc, qp_ex_not_rts);
 	tcase_add_test(tc, qp_ex_ud);
 	tcase_add_test(tc, qp_ex_uc);
+	tcase_add_test(tc, qp_ex_two_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
