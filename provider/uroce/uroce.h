@@ -207,6 +207,10 @@ struct uroce_cq {
 	_Atomic unsigned int async_reported;
 	struct uroce_cq *zombie_next; /* the context's zombie list */
 	_Atomic unsigned int qp_refs; /* QPs that complete into it */
+	/* ibv_create_cq_ex's polling (uroce_cq.c): poll_lock held from
+	 * start_poll to end_poll; cur the completion taken last */
+	pthread_mutex_t poll_lock;
+	struct ibv_wc cur;            /* poll_lock */
 };
 #define UROCE_CQ_NOTIFY_SOLICITED 1
 #define UROCE_CQ_NOTIFY_NEXT 2
@@ -382,6 +386,9 @@ struct uroce_qp {
 	uint32_t rnr_psn;
 	uint8_t retry_left, rnr_left;
 	struct uroce_qp *rc_next;      /* the context's RC QPs; qp_lock */
+	/* ibv_wr_*'s batch (uroce_qp_ex.c): NULL without send_ops_flags;
+	 * immutable pointer, the batch has its own lock */
+	struct uroce_wr_batch *batch;
 };
 
 static inline struct uroce_qp *to_uroce_qp(struct ibv_qp *ibqp)
@@ -505,6 +512,29 @@ enum ibv_wc_status uroce_scatter(struct uroce_qp *qp, const struct ibv_sge *sge,
  * held); src the sender's address. */
 void uroce_resp_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
 			const struct sockaddr_in *src);
+
+/* ---- the extended verbs: ibv_create_cq_ex, the ibv_wr_* API ------------- */
+
+/* uroce_cq.c: a CQ polled with start_poll/next_poll/end_poll as well as
+ * ibv_poll_cq; rxe's wc_flags (byte_len, imm, qp_num, src_qp, slid, sl,
+ * dlid_path_bits), others EOPNOTSUPP as rdma-core's rxe. */
+struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+
+/* uroce_qp_ex.c: the send_ops_flags (IBV_QP_EX_WITH_*) a QP of type
+ * takes: the opcodes uroce_post_send supports on it. */
+uint64_t uroce_qp_ex_ops(enum ibv_qp_type type);
+/* Give a QP created with send_ops_flags its ibv_wr_* functions and its
+ * batch: 0 or ENOMEM. */
+int uroce_qp_ex_init(struct uroce_qp *qp);
+/* Free the QP's batch (none: nothing). */
+void uroce_qp_ex_fini(struct uroce_qp *qp);
+
+/* uroce_req.c: post a list of WRs all or nothing (ibv_wr_complete):
+ * each checked as ibv_post_send checks it, and room in the send queue
+ * for all of them, before the first is posted. 0, or the first error
+ * and nothing posted. */
+int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr);
 
 /* ---- uroce_driver.c: the driver (lib/registry.h) ------------------------- */
 

@@ -31,7 +31,12 @@
  * DESTROY_CQ answer makes the core wait. A CQ_ERR event still unread in
  * the context's async pipe when its CQ is destroyed cannot be withdrawn:
  * the CQ's memory is kept (a zombie of the context) until
- * ibv_close_device, so that reading and acknowledging it stays safe. */
+ * ibv_close_device, so that reading and acknowledging it stays safe.
+ *
+ * ibv_create_cq_ex gives the same CQ with the start_poll / next_poll /
+ * end_poll API and rxe's read_* accessors (the section at the end); its
+ * completions are the same ring's, so ibv_poll_cq, channels and
+ * notification work on it unchanged. */
 #include "config.h"
 
 #include <errno.h>
@@ -172,16 +177,16 @@ static int ring_slots(int cqe, uint32_t *nslots)
 	return 0;
 }
 
-struct ibv_cq *uroce_create_cq(struct ibv_context *ibctx, int cqe,
-			       struct ibv_comp_channel *channel,
-			       int comp_vector)
+/* A CQ of cqe entries (plain or ex: the caller fills the ex part):
+ * NULL and errno. */
+static struct uroce_cq *cq_alloc(struct ibv_context *ibctx, int cqe,
+				 struct ibv_comp_channel *channel)
 {
 	struct uroce_cq *cq;
 	struct ibv_cq *ibcq;
 	uint32_t nslots;
 	int ret;
 
-	(void)comp_vector;
 	ret = ring_slots(cqe, &nslots);
 	if (ret)
 		goto err;
@@ -199,6 +204,7 @@ struct ibv_cq *uroce_create_cq(struct ibv_context *ibctx, int cqe,
 	cq->nslots = nslots;
 	cq->channel = channel ? to_uroce_channel(channel) : NULL;
 	pthread_mutex_init(&cq->lock, NULL);
+	pthread_mutex_init(&cq->poll_lock, NULL);
 	atomic_init(&cq->async_reported, 0);
 	ibcq = &cq->core.cq;
 	ibcq->context = ibctx;
@@ -209,11 +215,22 @@ struct ibv_cq *uroce_create_cq(struct ibv_context *ibctx, int cqe,
 	ibcq->async_events_completed = 0;
 	pthread_mutex_init(&ibcq->mutex, NULL);
 	pthread_cond_init(&ibcq->cond, NULL);
-	return ibcq;
+	return cq;
 
 err:
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_cq *uroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct uroce_cq *cq;
+
+	(void)comp_vector;
+	cq = cq_alloc(ibctx, cqe, channel);
+	return cq ? &cq->core.cq : NULL;
 }
 
 static void raise_cq_err(struct uroce_cq *cq)
@@ -275,6 +292,23 @@ static int take_wcs(struct uroce_cq *cq, int num_entries, struct ibv_wc *wc)
 	return n;
 }
 
+/* take_wcs for a poll that found the CQ empty: the caller busy-polls,
+ * so it receives too, then takes again. */
+static int take_wcs_progress(struct uroce_cq *cq, int num_entries,
+			     struct ibv_wc *wc)
+{
+	int n;
+
+	uroce_net_progress(to_uroce_context(cq->core.cq.context));
+	n = take_wcs(cq, num_entries, wc);
+	/* still empty: what it waits for needs another thread or process
+	 * (the peer, the progress thread) to run; on a busy host, give it
+	 * the CPU now rather than at the end of our time slice */
+	if (!n)
+		sched_yield();
+	return n;
+}
+
 int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct uroce_cq *cq = to_uroce_cq(ibcq);
@@ -285,15 +319,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	n = take_wcs(cq, num_entries, wc);
 	if (n || !num_entries)
 		return n;
-	/* empty: the caller busy-polls, so it receives too */
-	uroce_net_progress(to_uroce_context(ibcq->context));
-	n = take_wcs(cq, num_entries, wc);
-	/* still empty: what it waits for needs another thread or process
-	 * (the peer, the progress thread) to run; on a busy host, give it
-	 * the CPU now rather than at the end of our time slice */
-	if (!n)
-		sched_yield();
-	return n;
+	return take_wcs_progress(cq, num_entries, wc);
 }
 
 int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
@@ -348,6 +374,7 @@ static void cq_free(struct uroce_cq *cq)
 	pthread_cond_destroy(&cq->core.cq.cond);
 	pthread_mutex_destroy(&cq->core.cq.mutex);
 	pthread_mutex_destroy(&cq->lock);
+	pthread_mutex_destroy(&cq->poll_lock);
 	free(cq->ring);
 	free(cq);
 }
@@ -429,4 +456,191 @@ void uroce_cq_release_context(struct ibv_context *ibctx)
 		cq = next;
 	}
 	ctx->zombies = NULL;
+}
+
+/* ---- the ex poll API (ibv_create_cq_ex) ------------------------------------
+ * A completion is taken from the ring (under the CQ's lock, as
+ * ibv_poll_cq takes it) by start_poll and each next_poll, into cq->cur,
+ * which the read_* accessors describe. The ring's lock is not held from
+ * start_poll to end_poll, as rxe holds its CQ's: programs post sends
+ * and receives between the two (ibv_rc_pingpong -t does), and uroce
+ * completes UD and UC sends inside ibv_post_send, into this CQ, while the
+ * progress thread completes with the QP's lock held. poll_lock, held
+ * from start_poll to end_poll, keeps two threads' polls apart (cur is
+ * one); the engine never takes it, and ibv_poll_cq needs only the ring's
+ * lock, so a program may mix the two. */
+
+static struct uroce_cq *cqx_to_uroce(struct ibv_cq_ex *cqx)
+{
+	return to_uroce_cq(ibv_cq_ex_to_cq(cqx));
+}
+
+static const struct ibv_wc *cur_of(struct ibv_cq_ex *cqx)
+{
+	return &cqx_to_uroce(cqx)->cur;
+}
+
+/* The wr_id and status of cq->cur, where ibv_cq_ex shows them. */
+static void show_cur(struct uroce_cq *cq)
+{
+	cq->core.cq_ex.wr_id = cq->cur.wr_id;
+	cq->core.cq_ex.status = cq->cur.status;
+}
+
+static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct uroce_cq *cq = cqx_to_uroce(cqx);
+
+	if (attr->comp_mask) {
+		sv_err("uroce: ibv_start_poll: comp_mask %#x is not 0",
+		       attr->comp_mask);
+		return EINVAL;
+	}
+	pthread_mutex_lock(&cq->poll_lock);
+	if (take_wcs(cq, 1, &cq->cur) || take_wcs_progress(cq, 1, &cq->cur)) {
+		show_cur(cq);
+		return 0;
+	}
+	/* ENOENT: the caller does not call end_poll */
+	pthread_mutex_unlock(&cq->poll_lock);
+	return ENOENT;
+}
+
+static int cq_next_poll(struct ibv_cq_ex *cqx)
+{
+	struct uroce_cq *cq = cqx_to_uroce(cqx);
+
+	if (!take_wcs(cq, 1, &cq->cur))
+		return ENOENT;
+	show_cur(cq);
+	return 0;
+}
+
+static void cq_end_poll(struct ibv_cq_ex *cqx)
+{
+	pthread_mutex_unlock(&cqx_to_uroce(cqx)->poll_lock);
+}
+
+static enum ibv_wc_opcode cq_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->opcode;
+}
+
+static uint32_t cq_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->vendor_err;
+}
+
+static unsigned int cq_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->wc_flags;
+}
+
+static uint32_t cq_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->byte_len;
+}
+
+static __be32 cq_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->imm_data;
+}
+
+static uint32_t cq_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->qp_num;
+}
+
+static uint32_t cq_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->src_qp;
+}
+
+static uint32_t cq_read_slid(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->slid;
+}
+
+static uint8_t cq_read_sl(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->sl;
+}
+
+static uint8_t cq_read_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return cur_of(cqx)->dlid_path_bits;
+}
+
+/* rdma-core's rxe (RXE_SUP_WC_EX_FLAGS): what a struct ibv_wc answers;
+ * no completion timestamps (rxe reports no completion_timestamp_mask) */
+#define UROCE_CQ_EX_FLAGS                                                     \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                       \
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |                      \
+	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |                            \
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+/* The attributes rxe refuses: a wc_flag it lacks (rdma-core's librxe),
+ * a comp_mask past the flags, a create flag (the kernel's rxe_create_cq
+ * takes none; SINGLE_THREADED is the library's, which may ignore it).
+ * 0 or EOPNOTSUPP (logged). */
+static int check_cq_ex(const struct ibv_cq_init_attr_ex *attr)
+{
+	if (attr->wc_flags & ~(uint64_t)UROCE_CQ_EX_FLAGS) {
+		sv_err("uroce: completions carry no wc_flags %#llx (timestamps, flow tags, ...), as rxe's",
+		       (unsigned long long)(attr->wc_flags &
+					    ~(uint64_t)UROCE_CQ_EX_FLAGS));
+		return EOPNOTSUPP;
+	}
+	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		sv_err("uroce: create_cq_ex comp_mask %#x: only IBV_CQ_INIT_ATTR_MASK_FLAGS is supported",
+		       attr->comp_mask);
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) {
+		sv_err("uroce: create_cq_ex flags %#x: rxe takes none (IGNORE_OVERRUN: EOPNOTSUPP)",
+		       attr->flags);
+		return EOPNOTSUPP;
+	}
+	return 0;
+}
+
+struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cqx;
+	struct uroce_cq *cq;
+	int ret;
+
+	ret = check_cq_ex(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	/* (the core has refused a cqe of 0 or above INT32_MAX) */
+	cq = cq_alloc(ibctx, (int)attr->cqe, attr->channel);
+	if (!cq)
+		return NULL;
+	cqx = &cq->core.cq_ex;
+	cqx->start_poll = cq_start_poll;
+	cqx->next_poll = cq_next_poll;
+	cqx->end_poll = cq_end_poll;
+	cqx->read_opcode = cq_read_opcode;
+	cqx->read_vendor_err = cq_read_vendor_err;
+	cqx->read_wc_flags = cq_read_wc_flags;
+	if (attr->wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cqx->read_byte_len = cq_read_byte_len;
+	if (attr->wc_flags & IBV_WC_EX_WITH_IMM)
+		cqx->read_imm_data = cq_read_imm_data;
+	if (attr->wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cqx->read_qp_num = cq_read_qp_num;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cqx->read_src_qp = cq_read_src_qp;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SLID)
+		cqx->read_slid = cq_read_slid;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SL)
+		cqx->read_sl = cq_read_sl;
+	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cqx->read_dlid_path_bits = cq_read_dlid_path_bits;
+	return cqx;
 }

@@ -14,7 +14,10 @@
  * UDP 4791 receives its packets (uroce_net.c): the context's slot (its
  * socket's index in the group when it joined) in bits 23-16, a number of
  * the context in bits 15-0. The context's table of QPs is indexed by
- * those low bits. */
+ * those low bits.
+ *
+ * A QP created with send_ops_flags also takes the ibv_wr_* API
+ * (uroce_qp_ex.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -333,9 +336,19 @@ static int check_init(struct ibv_context *ibctx,
 		       a->qp_type);
 		return EOPNOTSUPP;
 	}
-	if (a->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) {
-		sv_err("uroce: create_qp comp_mask %#x: only IBV_QP_INIT_ATTR_PD is supported yet",
+	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		sv_err("uroce: create_qp comp_mask %#x: only IBV_QP_INIT_ATTR_PD and _SEND_OPS_FLAGS are supported yet",
 		       a->comp_mask);
+		return EOPNOTSUPP;
+	}
+	/* rdma-core's rxe: a send op the QP type cannot post is EOPNOTSUPP */
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (a->send_ops_flags & ~uroce_qp_ex_ops(a->qp_type))) {
+		sv_err("uroce: send_ops_flags %#llx: a %s QP takes %#llx (no SEND_WITH_INV, LOCAL_INV, BIND_MW, ATOMIC WRITE, FLUSH yet)",
+		       (unsigned long long)a->send_ops_flags,
+		       sv_qp_type_name(a->qp_type),
+		       (unsigned long long)uroce_qp_ex_ops(a->qp_type));
 		return EOPNOTSUPP;
 	}
 	if (a->srq && a->srq->context != ibctx) {
@@ -392,6 +405,7 @@ static void qp_free(struct uroce_qp *qp)
 	free(qp->rq);
 	free(qp->rq_sge);
 	free(qp->srq_wqe.sge);
+	uroce_qp_ex_fini(qp);
 	pthread_mutex_destroy(&qp->lock);
 	pthread_cond_destroy(&qp->core.qp.cond);
 	pthread_mutex_destroy(&qp->core.qp.mutex);
@@ -500,6 +514,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
 	ret = port_mtu(ctx, &qp->ud_mtu);
 	if (!ret)
 		ret = alloc_queues(qp);
+	if (!ret && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		ret = uroce_qp_ex_init(qp);
 	if (ret)
 		goto err_free;
 	pthread_mutex_lock(&ctx->qp_lock);

@@ -10,6 +10,8 @@
  * on the last packet and on every 64th (RXE_MAX_PKT_PER_ACK). UD and UC
  * WQEs complete once sent; RC WQEs stay in the send queue, with their
  * message, until an ACK covers their last PSN (ACKs are cumulative).
+ * ibv_wr_complete's batches (uroce_qp_ex.c) come through
+ * uroce_post_send_all: every WR checked, then all posted, or none.
  *
  * A PSN-sequence NAK acknowledges what precedes its PSN and makes the
  * requester send again from that PSN (go-back-N); NAKs for an invalid
@@ -483,6 +485,54 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 	}
+	if (!qp->timer_ns)
+		arm(qp);
+	pthread_mutex_unlock(&qp->lock);
+	return ret;
+}
+
+/* ibv_wr_complete's batch (uroce_qp_ex.c): post_one's checks for every
+ * WR, and room for all, before the first is posted (the QP's lock held
+ * throughout, so nothing changes between the two). What post_one can
+ * still refuse after its checks is a malloc failure (ENOMEM), which
+ * leaves the WRs before it posted. */
+static int check_post(struct uroce_qp *qp, const struct ibv_send_wr *wr)
+{
+	uint64_t len;
+	int ret;
+
+	if (qp->attr.qp_state != IBV_QPS_RTS && qp->attr.qp_state != IBV_QPS_ERR) {
+		sv_err("uroce: QP %#x: ibv_wr_complete in state %d (needs RTS)",
+		       qp->core.qp.qp_num, qp->attr.qp_state);
+		return EINVAL;
+	}
+	ret = check_wr(qp, wr, &len);
+	if (ret)
+		return ret;
+	if (!wr->wr.ud.ah && qp->core.qp.qp_type == IBV_QPT_UD) {
+		sv_err("uroce: QP %#x: a UD work request without ibv_wr_set_ud_addr",
+		       qp->core.qp.qp_num);
+		return EINVAL;
+	}
+	return 0;
+}
+
+int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr)
+{
+	uint32_t n = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&qp->lock);
+	for (struct ibv_send_wr *w = wr; w && !ret; w = w->next, n++)
+		ret = check_post(qp, w);
+	if (!ret && qp->sq_slots - (qp->sq_tail - qp->sq_head) < n) {
+		sv_err("uroce: QP %#x: a batch of %u WRs, room for %u in the send queue",
+		       qp->core.qp.qp_num, n,
+		       qp->sq_slots - (qp->sq_tail - qp->sq_head));
+		ret = ENOMEM;
+	}
+	for (; wr && !ret; wr = wr->next)
+		ret = post_one(qp, wr);
 	if (!qp->timer_ns)
 		arm(qp);
 	pthread_mutex_unlock(&qp->lock);

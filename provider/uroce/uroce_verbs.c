@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* uroce's answers: device, port and GID queries from the interface under
  * the device (uroce_netdev.c), PDs kept in the process, MRs
- * (uroce_mr.c), CQs (uroce_cq.c), QPs (uroce_qp.c, the requester
+ * (uroce_mr.c), CQs (uroce_cq.c, ibv_create_cq_ex's too), QPs
+ * (uroce_qp.c, the ibv_wr_* API uroce_qp_ex.c, the requester
  * uroce_req.c, the responder uroce_resp.c, over uroce_net.c's socket),
  * SRQs (uroce_srq.c) and AHs (uroce_ah.c). Every other verb is the
  * core's EOPNOTSUPP default until the engine has it.
@@ -311,6 +312,7 @@ static const struct sv_context_ops uroce_ctx_ops = {
 	.rereg_mr = uroce_rereg_mr,
 	.dereg_mr = uroce_dereg_mr,
 	.create_cq = uroce_create_cq,
+	.create_cq_ex = uroce_create_cq_ex,
 	.poll_cq = uroce_poll_cq,
 	.req_notify_cq = uroce_req_notify_cq,
 	.resize_cq = uroce_resize_cq,

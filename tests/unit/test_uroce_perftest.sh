@@ -7,6 +7,9 @@
 # counts. A case passes when both ends exit 0 and the client printed its
 # result line (the size and the iterations asked for). ib_write_bw again as
 # nobody, in a network namespace of its own (as test_uroce_pingpong.sh).
+# perftest 4.5 posts through ibv_post_send here, as on rxe: it takes the
+# ibv_wr_* path on mlx5, EFA and HNS devices only (test_uroce_pingpong.sh's
+# ibv_rc_pingpong -N runs that path).
 #
 # The client starts once the server listens on its TCP port (ss), not
 # after a fixed sleep. GID index: the one uroce0 lists for 127.0.0.1

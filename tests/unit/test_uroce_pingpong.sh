@@ -8,6 +8,12 @@
 #    (every message's contents checked by the programs), busy-polling, and
 #    ibv_rc_pingpong -e (completion channels: the progress thread
 #    answers while the program sleeps);
+#  - ibv_rc_pingpong -N (its sends through the ibv_wr_* API, a QP made by
+#    ibv_create_qp_ex with send_ops_flags), busy-polling and with -e;
+#  - ibv_rc_pingpong -t (completion timestamps through ibv_create_cq_ex)
+#    refused as on the kernel's rxe: neither reports a
+#    completion_timestamp_mask, so the program stops before its CQ with
+#    "The device isn't completion timestamp capable";
 #  - each pair in a network namespace of its own when run as root
 #    (uroce_lib.sh: uroce_isolate), then the same as nobody, in a network
 #    namespace of its own too (so that the
@@ -49,8 +55,26 @@ EOF
     rm -f "$work/srv" "$work/cli"
 }
 
+# refused NAME MESSAGE PROGRAM [ARG...]: the program stops at once,
+# with a status other than 0 and MESSAGE on stderr
+refused() {
+    local name=$1 msg=$2 ok=0
+    shift 2
+    if ! as timeout 30 "$@" -p $((20000 + RANDOM % 20000)) > "$work/out" 2>&1 &&
+        grep -qF "$msg" "$work/out"; then
+        ok=1
+    fi
+    result "$who: $name" $ok
+    [ $ok = 1 ] || cat "$work/out"
+    rm -f "$work/out"
+}
+
 suite() {
     pair "ibv_rc_pingpong -c, 200 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -n 200
+    pair "ibv_rc_pingpong -c -N (ibv_wr_* sends), 200 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -N -n 200
+    pair "ibv_rc_pingpong -c -N -e, 200 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -N -e -n 200
+    refused "ibv_rc_pingpong -t refused (no completion timestamps, as rxe)" \
+        "The device isn't completion timestamp capable" ibv_rc_pingpong -d uroce0 -g 1 -t
     pair "ibv_rc_pingpong -c -e (completion events), 200 messages" ibv_rc_pingpong -d uroce0 -g 1 -c -e -n 200
     pair "ibv_rc_pingpong -c, 64 KiB messages, 50 of them" ibv_rc_pingpong -d uroce0 -g 1 -c -s 65536 -n 50
     pair "ibv_uc_pingpong -c, 200 messages" ibv_uc_pingpong -d uroce0 -g 1 -c -n 200
