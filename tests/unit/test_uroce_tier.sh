@@ -57,8 +57,11 @@ prog test_core
 prog test_verbs_new
 prog test_pabi
 prog test_explain CK_RUN_CASE=rxe
-# (test_errno, test_rxe_ops, test_rxe_errors, test_cq_ex_loop, test_qp_ex and
-# test_rxe_mw join with the verbs they need)
+prog test_rxe_ops
+prog test_rxe_errors
+prog test_cq_ex_loop
+prog test_qp_ex
+# (test_errno and test_rxe_mw join with the memory windows)
 
 # the Python pattern of the fork-safety tests (fork_python.py, Debian's
 # pyverbs): multiprocessing workers forked while RDMA WRITEs go on read
