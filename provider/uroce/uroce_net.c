@@ -242,8 +242,12 @@ static int attach_filter(int fd)
 		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 5),
 		BPF_STMT(BPF_RET | BPF_A, 0),
 	};
-	struct sock_fprog prog = { .len = 2, .filter = code };
+	struct sock_fprog prog;
 
+	/* its padding too: the kernel copies the whole struct (valgrind) */
+	memset(&prog, 0, sizeof(prog));
+	prog.len = 2;
+	prog.filter = code;
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
 		       sizeof(prog)))
 		return errno;
