@@ -16,7 +16,9 @@
  * whose 4,096 generations are spent is never used again. A key is thus
  * never issued twice while the process lives: a deregistered MR's key
  * never validates again. 2^32 registrations in all; then ENOSPC. Key 0
- * is never issued (rkey 0 means "no remote access", as rxe's).
+ * is never issued (rkey 0 means "no remote access", as rxe's), nor a key
+ * whose top 24 bits are a live memory window's tag (uroce_mw.c): a key
+ * names one object.
  *
  * What rxe does and uroce does alike (kernel 6.1 rxe_mr.c, rxe_verbs.c):
  * lkey == rkey, and rkey 0 for an MR that grants no remote access; a
