@@ -488,6 +488,12 @@ int uroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *ibmw,
 		sv_err("uroce: a type 1 window is not zero based");
 		return EINVAL;
 	}
+	/* rdma-core's rxe: the MR of the window's PD (verbs.h's wrapper
+	 * checks the QP's) */
+	if (bi->mr && bi->mr->pd != ibmw->pd) {
+		sv_err("uroce: the MR is another PD's than the window");
+		return EPERM;
+	}
 	ret = uroce_post_bind(to_uroce_qp(ibqp), mw_bind->wr_id,
 			      (int)mw_bind->send_flags, &b);
 	/* the key the window will carry (as rdma-core's rxe: set once

@@ -526,6 +526,43 @@ START_TEST(type2_send_with_inv_and_local_inv)
 }
 END_TEST
 
+/* A SEND with invalidate of three packets (MTU 1024): the IETH on the
+ * last one */
+START_TEST(send_with_inv_of_three_packets)
+{
+	struct pair p;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t key;
+
+	if (!open_pair(&p))
+		return;
+	mw = ibv_alloc_mw(p.pd, IBV_MW_TYPE_2);
+	ck_assert_ptr_nonnull(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	ck_assert_int_eq(post_bind2(&p, p.b, mw, key, p.bmr, baddr(&p, 0), 64,
+				    IBV_ACCESS_REMOTE_READ, 1), 0);
+	ck_assert_int_eq(wait_id(&p, 1).status, IBV_WC_SUCCESS);
+	for (int i = 0; i < 3000; i++)
+		p.abuf[i] = (uint8_t)(i * 5 + 3);
+	post_recv(p.b, p.bmr, p.bbuf + 4096, 4096, 2);
+	ck_assert_int_eq(post_inv(p.a, IBV_WR_SEND_WITH_INV, key, p.amr, p.abuf,
+				  3000, 3), 0);
+	ck_assert_int_eq(wait_id(&p, 3).status, IBV_WC_SUCCESS);
+	wc = wait_id(&p, 2);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.byte_len, 3000);
+	ck_assert(wc.wc_flags & IBV_WC_WITH_INV);
+	ck_assert_uint_eq(wc.invalidated_rkey, key);
+	ck_assert_mem_eq(p.bbuf + 4096, p.abuf, 3000);
+	ck_assert_int_eq(rdma(&p, IBV_WR_RDMA_READ, 0, 8, baddr(&p, 0), key, 4),
+			 IBV_WC_REM_ACCESS_ERR);
+	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
+	new_qps(&p, IBV_QPT_RC);
+	close_pair(&p);
+}
+END_TEST
+
 /* A zero-based type 2 window: the peer's addresses start at 0 */
 START_TEST(type2_zero_based)
 {
@@ -787,6 +824,7 @@ static Suite *make_uroce_mw_suite(void)
 	tcase_add_test(tc, device_and_alloc);
 	tcase_add_test(tc, type1_write_read_inside_and_out);
 	tcase_add_test(tc, type2_send_with_inv_and_local_inv);
+	tcase_add_test(tc, send_with_inv_of_three_packets);
 	tcase_add_test(tc, type2_zero_based);
 	tcase_add_test(tc, send_with_inv_of_an_mr);
 	tcase_add_test(tc, post_time_refusals);
