@@ -563,6 +563,47 @@ START_TEST(send_with_inv_of_three_packets)
 }
 END_TEST
 
+/* A type 2 window is reached through the QP it was bound through only
+ * (rxe_lookup_mw: mw->qp == qp) */
+START_TEST(type2_only_through_its_qp)
+{
+	struct pair p;
+	struct ibv_mw *mw;
+	struct ibv_qp *c, *d;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .wr_id = 3, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint32_t key;
+
+	if (!open_pair(&p))
+		return;
+	mw = ibv_alloc_mw(p.pd, IBV_MW_TYPE_2);
+	ck_assert_ptr_nonnull(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	ck_assert_int_eq(post_bind2(&p, p.b, mw, key, p.bmr, baddr(&p, 0), 64,
+				    IBV_ACCESS_REMOTE_WRITE, 1), 0);
+	ck_assert_int_eq(wait_id(&p, 1).status, IBV_WC_SUCCESS);
+	/* another pair of the same PD: d is not the window's QP */
+	c = make_qp(&p, IBV_QPT_RC);
+	d = make_qp(&p, IBV_QPT_RC);
+	connect_qp(c, d->qp_num);
+	connect_qp(d, c->qp_num);
+	sge = (struct ibv_sge){ (uintptr_t)p.abuf, 8, p.amr->lkey };
+	wr.wr.rdma.remote_addr = baddr(&p, 0);
+	wr.wr.rdma.rkey = key;
+	ck_assert_int_eq(ibv_post_send(c, &wr, &bad), 0);
+	ck_assert_int_eq(wait_id(&p, 3).status, IBV_WC_REM_ACCESS_ERR);
+	/* through b it still works */
+	ck_assert_int_eq(rdma(&p, IBV_WR_RDMA_WRITE, 0, 8, baddr(&p, 0), key, 4),
+			 IBV_WC_SUCCESS);
+	ck_assert_int_eq(ibv_destroy_qp(c), 0);
+	ck_assert_int_eq(ibv_destroy_qp(d), 0);
+	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
+	close_pair(&p);
+}
+END_TEST
+
 /* A zero-based type 2 window: the peer's addresses start at 0 */
 START_TEST(type2_zero_based)
 {
@@ -825,6 +866,7 @@ static Suite *make_uroce_mw_suite(void)
 	tcase_add_test(tc, type1_write_read_inside_and_out);
 	tcase_add_test(tc, type2_send_with_inv_and_local_inv);
 	tcase_add_test(tc, send_with_inv_of_three_packets);
+	tcase_add_test(tc, type2_only_through_its_qp);
 	tcase_add_test(tc, type2_zero_based);
 	tcase_add_test(tc, send_with_inv_of_an_mr);
 	tcase_add_test(tc, post_time_refusals);
