@@ -29,6 +29,7 @@
  * (uroce_verbs.c reports them with the rest) */
 #define UROCE_MAX_CQE 32767            /* (1 << 15) - 1 */
 #define UROCE_MAX_MR 524287
+#define UROCE_MAX_MW 524287             /* RXE_MAX_MW */
 #define UROCE_MAX_SRQ_WR 1048576
 #define UROCE_MAX_SRQ_SGE 27
 /* How many interfaces SOFTVERBS_UROCE may name */
@@ -140,6 +141,7 @@ struct uroce_mr {
 	int access;              /* IBV_ACCESS_* */
 	uint32_t slot;           /* immutable */
 	unsigned int refs;       /* lookups in progress; the table's lock */
+	unsigned int nmw;        /* memory windows bound to it; the table's lock */
 };
 
 static inline struct uroce_mr *to_uroce_mr(struct ibv_mr *ibmr)
@@ -182,6 +184,84 @@ void uroce_mr_release_context(struct ibv_context *ibctx);
  * (keyed from getrandom at the first registration), and its inverse. */
 uint32_t uroce_key_permute(uint32_t x);
 uint32_t uroce_key_unpermute(uint32_t key);
+/* The same for the windows' 24-bit tags (uroce_mw.c) */
+uint32_t uroce_mw_tag_permute(uint32_t x);
+uint32_t uroce_mw_tag_unpermute(uint32_t tag);
+/* 0 once the keys' secret is drawn, else getrandom's errno */
+int uroce_key_secret_ready(void);
+/* The table's lock (the windows' table lives under it too), and the
+ * live MR of a key with that lock held (NULL: none) */
+void uroce_mr_lock(void);
+void uroce_mr_unlock(void);
+struct uroce_mr *uroce_mr_find_locked(uint32_t key);
+
+/* ---- uroce_mw.c: memory windows ------------------------------------------ */
+
+struct uroce_qp;
+
+enum uroce_mw_state {
+	UROCE_MW_VALID,          /* type 1 always; type 2 once bound */
+	UROCE_MW_FREE,           /* type 2: unbound (new, or invalidated) */
+};
+
+/* A memory window: in a table of the process under the MR table's
+ * lock; its rkey is its 24-bit tag and the bind's 8-bit key
+ * (uroce_mw.c says how) */
+struct uroce_mw {
+	struct ibv_mw ibmw;      /* first */
+	struct ibv_pd *pd;       /* immutable */
+	enum ibv_mw_type type;   /* immutable */
+	uint32_t slot;           /* immutable */
+	/* the MR table's lock: */
+	uint32_t rkey;           /* the key a peer must use now */
+	enum uroce_mw_state state;
+	struct uroce_mr *mr;     /* bound to (its nmw counts it), or NULL */
+	struct uroce_qp *qp;     /* type 2: the QP it was bound through */
+	uint64_t addr, length;   /* the window (zero based: addr is the
+				  * offset in the MR's iova space) */
+	int access;              /* IBV_ACCESS_* the bind granted */
+};
+
+static inline struct uroce_mw *to_uroce_mw(struct ibv_mw *ibmw)
+{
+	return container_of(ibmw, struct uroce_mw, ibmw);
+}
+
+/* What a BIND_MW WQE carries (rxe's struct rxe_send_wr's mw part) */
+struct uroce_bind {
+	uint32_t mw_rkey;        /* the window's current rkey */
+	uint32_t new_rkey;       /* its low 8 bits: the new key portion */
+	uint32_t mr_lkey;        /* with length: the MR to bind to */
+	uint64_t addr, length;
+	int access;              /* IBV_ACCESS_* */
+};
+
+struct ibv_mw *uroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int uroce_dealloc_mw(struct ibv_mw *ibmw);
+/* ibv_bind_mw (type 1): checks, then a BIND_MW WQE (uroce_post_bind) */
+int uroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *ibmw,
+		  struct ibv_mw_bind *mw_bind);
+/* Execute a bind for qp (the QP's lock held): 0, or EINVAL/EOPNOTSUPP
+ * (logged; the WQE completes with IBV_WC_MW_BIND_ERR). */
+int uroce_mw_bind(struct uroce_qp *qp, const struct uroce_bind *b);
+/* Invalidate the type 2 window of rkey (LOCAL_INV, SEND with
+ * invalidate): 0, or EINVAL when rkey names no bound type 2 window
+ * (an MR's key included, as rxe). */
+int uroce_mw_invalidate(uint32_t rkey);
+/* The responder's check of a remote access (READ, WRITE, atomics) to
+ * [va, va + len) with rkey: through a window (its rkey, PD, QP for type
+ * 2, rights and range) or an MR (uroce_mr_check with the QP's PD). The
+ * MR with a reference (uroce_mr_put) and in *mr_va where va is in the
+ * MR's iova space, or NULL and *fault says why. */
+struct uroce_mr *uroce_rkey_check(struct uroce_qp *qp, uint32_t rkey,
+				  uint64_t va, size_t len, int access,
+				  uint64_t *mr_va, enum uroce_mr_fault *fault);
+/* Is tag the top 24 bits of a live window's rkey? (MR table lock held) */
+bool uroce_mw_tag_live(uint32_t tag);
+/* A destroyed QP: type 2 windows bound through it match no QP again */
+void uroce_mw_forget_qp(struct uroce_qp *qp);
+/* Free what a closing context's windows hold (before its MRs) */
+void uroce_mw_release_context(struct ibv_context *ibctx);
 
 /* ---- uroce_cq.c: completion queues and channels ------------------------ */
 
@@ -318,6 +398,9 @@ struct uroce_swqe {
 	uint32_t read_psn;             /* READ, atomics: the response PSN
 					* expected (last_psn + 1: all came) */
 	uint64_t compare_add, swap;    /* atomics: the AtomicETH's operands */
+	uint32_t inv_rkey;             /* SEND_WITH_INV: the IETH's rkey */
+	bool local;                    /* LOCAL_INV, BIND_MW: no packet; it
+					* completes with the WQE before it */
 };
 
 /* The responder's saved atomic results (rxe's resources): a duplicate
@@ -485,6 +568,10 @@ uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why);
 
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
+/* Post a BIND_MW WQE (ibv_bind_mw's type 1 bind): 0 or a positive
+ * errno, as post_send's. */
+int uroce_post_bind(struct uroce_qp *qp, uint64_t wr_id, int send_flags,
+		    const struct uroce_bind *b);
 /* An ACK or NAK for the QP (the progress thread; qp_lock and the QP's
  * lock held). */
 void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt);

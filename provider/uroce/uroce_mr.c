@@ -16,7 +16,9 @@
  * whose 4,096 generations are spent is never used again. A key is thus
  * never issued twice while the process lives: a deregistered MR's key
  * never validates again. 2^32 registrations in all; then ENOSPC. Key 0
- * is never issued (rkey 0 means "no remote access", as rxe's).
+ * is never issued (rkey 0 means "no remote access", as rxe's), nor a key
+ * whose top 24 bits are a live memory window's tag (uroce_mw.c): a key
+ * names one object.
  *
  * What rxe does and uroce does alike (kernel 6.1 rxe_mr.c, rxe_verbs.c):
  * lkey == rkey, and rkey 0 for an MR that grants no remote access; a
@@ -24,7 +26,8 @@
  * range [va, va + len) inside [iova, iova + length). Re-registration
  * changes the PD and the access flags only (rxe refuses a new
  * translation: EOPNOTSUPP), and keeps the keys. No on-demand paging and
- * no zero-based MR (rxe refuses both: EOPNOTSUPP). */
+ * no zero-based MR (rxe refuses both: EOPNOTSUPP). An MR with memory
+ * windows bound (uroce_mw.c) is not deregistered: EINVAL, as rxe. */
 #include "config.h"
 
 #include <errno.h>
@@ -144,6 +147,49 @@ uint32_t uroce_key_unpermute(uint32_t key)
 	return (uint32_t)l << 16 | r;
 }
 
+/* The windows' tags (uroce_mw.c): four rounds on 12-bit halves, under
+ * the same secret, the round function told apart from the MR keys' by
+ * bit 40 of its input */
+static uint16_t tag_round(unsigned int round, uint16_t half)
+{
+	return (uint16_t)(siphash_word(1ull << 40 | (uint64_t)round << 16 | half) &
+			  0xfff);
+}
+
+uint32_t uroce_mw_tag_permute(uint32_t x)
+{
+	uint16_t l = (uint16_t)(x >> 12 & 0xfff), r = (uint16_t)(x & 0xfff);
+
+	pthread_once(&secret_once, secret_init);
+	for (unsigned int i = 0; i < 4; i++) {
+		uint16_t t = r;
+
+		r = l ^ tag_round(i, r);
+		l = t;
+	}
+	return (uint32_t)l << 12 | r;
+}
+
+uint32_t uroce_mw_tag_unpermute(uint32_t tag)
+{
+	uint16_t l = (uint16_t)(tag >> 12 & 0xfff), r = (uint16_t)(tag & 0xfff);
+
+	pthread_once(&secret_once, secret_init);
+	for (unsigned int i = 4; i-- > 0;) {
+		uint16_t t = l;
+
+		l = r ^ tag_round(i, l);
+		r = t;
+	}
+	return (uint32_t)l << 12 | r;
+}
+
+int uroce_key_secret_ready(void)
+{
+	pthread_once(&secret_once, secret_init);
+	return secret_err;
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static struct {
@@ -206,8 +252,9 @@ static int table_insert(struct uroce_mr *mr, uint32_t *key)
 			table.gen[slot] = 0;
 		}
 		k = uroce_key_permute(slot << GEN_BITS | table.gen[slot]);
-		if (!k) {
-			/* the one value P sends to 0: spend the generation */
+		/* the one value P sends to 0, or a key that begins with a
+		 * live window's tag (uroce_mw.c): spend the generation */
+		if (!k || uroce_mw_tag_live(k >> 8)) {
 			if (++table.gen[slot] < GEN_LIMIT)
 				table.free[table.nfree++] = slot;
 			continue;
@@ -246,6 +293,21 @@ static void table_remove(struct uroce_mr *mr)
 	if (++table.gen[slot] < GEN_LIMIT)
 		table.free[table.nfree++] = slot;
 	table.live--;
+}
+
+void uroce_mr_lock(void)
+{
+	pthread_mutex_lock(&table.lock);
+}
+
+void uroce_mr_unlock(void)
+{
+	pthread_mutex_unlock(&table.lock);
+}
+
+struct uroce_mr *uroce_mr_find_locked(uint32_t key)
+{
+	return table_find(key);
 }
 
 /* ---- the verbs ------------------------------------------------------------ */
@@ -386,6 +448,13 @@ int uroce_dereg_mr(struct ibv_mr *ibmr)
 	struct uroce_mr *mr = to_uroce_mr(ibmr);
 
 	pthread_mutex_lock(&table.lock);
+	/* rxe_dereg_mr: not while windows are bound to it (IBA 10.6.7.2.6) */
+	if (mr->nmw) {
+		pthread_mutex_unlock(&table.lock);
+		sv_err("uroce: MR %#x has %u memory windows bound: not deregistered",
+		       ibmr->lkey, mr->nmw);
+		return EINVAL;
+	}
 	table_remove(mr);
 	pthread_mutex_unlock(&table.lock);
 	free(mr);

@@ -149,6 +149,9 @@ void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
 		[IBV_WR_RDMA_READ] = IBV_WC_RDMA_READ,
 		[IBV_WR_ATOMIC_CMP_AND_SWP] = IBV_WC_COMP_SWAP,
 		[IBV_WR_ATOMIC_FETCH_AND_ADD] = IBV_WC_FETCH_ADD,
+		[IBV_WR_LOCAL_INV] = IBV_WC_LOCAL_INV,
+		[IBV_WR_BIND_MW] = IBV_WC_BIND_MW,
+		[IBV_WR_SEND_WITH_INV] = IBV_WC_SEND,
 	};
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -571,6 +574,7 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	cq_refs(qp, -1);
 	if (qp->srq)
 		atomic_fetch_sub(&qp->srq->qp_refs, 1);
+	uroce_mw_forget_qp(qp);
 	qp_free(qp);
 	return 0;
 }

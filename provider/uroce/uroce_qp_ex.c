@@ -20,10 +20,8 @@
  * calls would otherwise wait for.
  *
  * The send ops a QP takes are those uroce_post_send supports on its type
- * (rxe's lists, less what uroce lacks: SEND_WITH_INV, LOCAL_INV and
- * BIND_MW until its requester has them; their builders are here for
- * that day, and refused until then with their send_ops_flags, EOPNOTSUPP
- * at create). */
+ * (uroce_qp_ex_ops: rxe's lists less ATOMIC WRITE and FLUSH; others are
+ * refused with their send_ops_flags, EOPNOTSUPP at create). */
 #include "config.h"
 
 #include <errno.h>
@@ -403,15 +401,19 @@ uint64_t uroce_qp_ex_ops(enum ibv_qp_type type)
 	const uint64_t uc = sends | IBV_QP_EX_WITH_RDMA_WRITE |
 			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
 
-	/* rxe's lists less SEND_WITH_INV, LOCAL_INV and BIND_MW (not in
-	 * uroce's requester yet), ATOMIC WRITE and FLUSH (nor those) */
+	/* rxe's lists less ATOMIC WRITE and FLUSH (not in uroce's
+	 * requester), and on UC less SEND_WITH_INV and LOCAL_INV, which
+	 * uroce's post_send refuses there (rxe takes them and fails them
+	 * at run time) */
 	switch (type) {
 	case IBV_QPT_RC:
 		return uc | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |
+		       IBV_QP_EX_WITH_BIND_MW;
 	case IBV_QPT_UC:
-		return uc;
+		return uc | IBV_QP_EX_WITH_BIND_MW;
 	case IBV_QPT_UD:
 		return sends;
 	default:

@@ -36,6 +36,14 @@
  * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. The progress thread
  * looks at the timers every UROCE_TIMER_TICK_NS.
  *
+ * SEND with invalidate (RC): a SEND whose last packet is
+ * SEND_LAST/ONLY_WITH_INVALIDATE, the IETH carrying the rkey.
+ * LOCAL_INV and BIND_MW (RC; BIND_MW also UC) put nothing on the wire:
+ * they execute at post time (uroce_mw.c), complete in the send queue's
+ * order, and a failure completes them with rxe's status
+ * (IBV_WC_LOC_QP_OP_ERR, IBV_WC_MW_BIND_ERR) and moves the QP to the
+ * error state.
+ *
  * To do: the send window (rxe's 128 PSNs), the read
  * window (max_rd_atomic). */
 #include "config.h"
@@ -80,6 +88,11 @@ static uint8_t opcode_of(const struct uroce_qp *qp, const struct uroce_swqe *w,
 		   w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
 	unsigned int pos;
 
+	/* SEND with invalidate: the IETH rides on the last packet (RC
+	 * only: rxe's next_opcode_rc) */
+	if (w->opcode == IBV_WR_SEND_WITH_INV && i + 1 == n)
+		return n == 1 ? UROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE :
+				UROCE_OP_RC_SEND_LAST_WITH_INVALIDATE;
 	if (n == 1)
 		pos = imm ? OP_ONLY_IMM : OP_ONLY;
 	else if (i == 0)
@@ -131,6 +144,7 @@ static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
 	pkt.reth.rkey = w->rkey;
 	pkt.reth.len = w->len;
 	pkt.imm = be32toh(w->imm);
+	pkt.ieth_rkey = w->inv_rkey;
 	if (ud) {
 		pkt.deth.qkey = ud->qkey;
 		pkt.deth.src_qpn = qp->core.qp.qp_num;
@@ -201,6 +215,11 @@ static void arm(struct uroce_qp *qp)
 
 /* ---- post_send ------------------------------------------------------------------- */
 
+/* Which QP types take an opcode. rxe: BIND_MW on RC and UC, LOCAL_INV
+ * on RC (rxe_wr_opcode_info); SEND with invalidate is posted on RC, UC
+ * and UD there but only RC's requester has a wire opcode for it (the
+ * others complete with LOC_QP_OP_ERR): uroce refuses it on UC and UD at
+ * post time (EINVAL), as softverbs' rxe provider does on UD. */
 static bool opcode_ok(const struct uroce_qp *qp, enum ibv_wr_opcode op)
 {
 	switch (op) {
@@ -209,10 +228,13 @@ static bool opcode_ok(const struct uroce_qp *qp, enum ibv_wr_opcode op)
 		return true;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_BIND_MW:
 		return qp->core.qp.qp_type != IBV_QPT_UD;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		return qp->core.qp.qp_type == IBV_QPT_RC;
 	default:
 		return false;
@@ -230,6 +252,41 @@ static bool wants_response(const struct uroce_swqe *w)
 	return w->opcode == IBV_WR_RDMA_READ || is_atomic(w->opcode);
 }
 
+/* LOCAL_INV, BIND_MW: executed at post, no packet */
+static bool is_local(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW;
+}
+
+static int check_sq_room(const struct uroce_qp *qp)
+{
+	if (qp->sq_tail - qp->sq_head == qp->sq_slots) {
+		sv_explain_send_full(&qp->core.qp, qp->cap.max_send_wr);
+		return ENOMEM;
+	}
+	return 0;
+}
+
+/* A local WR's fields (no SGEs are read) */
+static int check_local(const struct uroce_qp *qp, const struct ibv_send_wr *wr)
+{
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+
+		if (!wr->bind_mw.mw || (bi->length && !bi->mr)) {
+			sv_err("uroce: QP %#x: BIND_MW needs a window, and an MR for a non-empty range",
+			       qp->core.qp.qp_num);
+			return EINVAL;
+		}
+		if (wr->bind_mw.mw->type != IBV_MW_TYPE_2) {
+			sv_err("uroce: QP %#x: IBV_WR_BIND_MW binds type 2 windows; type 1 uses ibv_bind_mw",
+			       qp->core.qp.qp_num);
+			return EINVAL;
+		}
+	}
+	return check_sq_room(qp);
+}
+
 static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		    uint64_t *len)
 {
@@ -239,6 +296,8 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		       qp->core.qp.qp_num, wr->opcode);
 		return EINVAL;
 	}
+	if (is_local(wr->opcode))
+		return check_local(qp, wr);
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge) {
 		sv_err("uroce: QP %#x: num_sge %d above max_send_sge %u",
 		       qp->core.qp.qp_num, wr->num_sge, qp->cap.max_send_sge);
@@ -269,11 +328,7 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		       qp->core.qp.qp_num, (unsigned long long)*len);
 		return EINVAL;
 	}
-	if (qp->sq_tail - qp->sq_head == qp->sq_slots) {
-		sv_explain_send_full(&qp->core.qp, qp->cap.max_send_wr);
-		return ENOMEM;
-	}
-	return 0;
+	return check_sq_room(qp);
 }
 
 /* Copy the message into w->data: false on a local protection error
@@ -311,6 +366,8 @@ static void fill_wqe(struct uroce_swqe *w, const struct ibv_send_wr *wr,
 	w->signaled = wr->send_flags & IBV_SEND_SIGNALED;
 	w->solicited = wr->send_flags & IBV_SEND_SOLICITED;
 	w->imm = wr->imm_data;
+	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		w->inv_rkey = wr->invalidate_rkey;
 	w->remote_va = wr->wr.rdma.remote_addr;
 	w->rkey = wr->wr.rdma.rkey;
 	w->len = len;
@@ -418,6 +475,78 @@ static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/* A local WQE w (at the tail, not yet posted) failed with st: the
+ * WQEs before it are flushed, it completes with st, the QP goes to the
+ * error state (rxe_requester's err path, then its completer's flush) */
+static void fail_local(struct uroce_qp *qp, struct uroce_swqe *w,
+		       enum ibv_wc_status st)
+{
+	uroce_qp_to_error(qp);
+	uroce_complete_send(qp, w, st);
+}
+
+/* Post a LOCAL_INV or BIND_MW (checked; the QP's lock held): executed
+ * now, as rxe's requester executes it when it reaches it; it completes
+ * now when nothing is ahead of it, else with the WQE before it (it
+ * takes that one's last PSN), so completions keep the send queue's
+ * order. b: BIND_MW's fields; inv_rkey: LOCAL_INV's key. */
+static int post_local(struct uroce_qp *qp, uint64_t wr_id, int send_flags,
+		      enum ibv_wr_opcode opcode, const struct uroce_bind *b,
+		      uint32_t inv_rkey)
+{
+	struct uroce_swqe *w = &qp->sq[qp->sq_tail % qp->sq_slots];
+	enum ibv_wc_status st = IBV_WC_SUCCESS;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr_id;
+	w->opcode = opcode;
+	w->signaled = send_flags & IBV_SEND_SIGNALED;
+	w->local = true;
+	if (qp->attr.qp_state == IBV_QPS_ERR) {
+		qp->sq_tail++;
+		uroce_qp_to_error(qp); /* flushes it */
+		return 0;
+	}
+	if (opcode == IBV_WR_BIND_MW) {
+		if (uroce_mw_bind(qp, b))
+			st = IBV_WC_MW_BIND_ERR;
+	} else if (uroce_mw_invalidate(inv_rkey)) {
+		sv_err("uroce: QP %#x: LOCAL_INV of %#x: no bound type 2 window has it",
+		       qp->core.qp.qp_num, inv_rkey);
+		st = IBV_WC_LOC_QP_OP_ERR;
+	}
+	if (st != IBV_WC_SUCCESS) {
+		fail_local(qp, w, st);
+		return 0;
+	}
+	if (qp->sq_head == qp->sq_tail) {
+		uroce_complete_send(qp, w, IBV_WC_SUCCESS);
+		return 0;
+	}
+	w->first_psn = w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK);
+	qp->sq_tail++;
+	return 0;
+}
+
+int uroce_post_bind(struct uroce_qp *qp, uint64_t wr_id, int send_flags,
+		    const struct uroce_bind *b)
+{
+	int ret;
+
+	pthread_mutex_lock(&qp->lock);
+	if (qp->attr.qp_state != IBV_QPS_RTS && qp->attr.qp_state != IBV_QPS_ERR) {
+		sv_err("uroce: QP %#x: bind in state %d (needs RTS)",
+		       qp->core.qp.qp_num, qp->attr.qp_state);
+		ret = EINVAL;
+	} else {
+		ret = check_sq_room(qp);
+	}
+	if (!ret)
+		ret = post_local(qp, wr_id, send_flags, IBV_WR_BIND_MW, b, 0);
+	pthread_mutex_unlock(&qp->lock);
+	return ret;
+}
+
 /* Post one WR (the QP's lock held): 0 or a positive errno. */
 static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 {
@@ -434,6 +563,23 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 		return ret;
 	if (!wr->wr.ud.ah && qp->core.qp.qp_type == IBV_QPT_UD)
 		return EINVAL;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+		struct uroce_bind b = {
+			.mw_rkey = wr->bind_mw.mw->rkey,
+			.new_rkey = wr->bind_mw.rkey,
+			.mr_lkey = bi->mr ? bi->mr->lkey : 0,
+			.addr = bi->addr,
+			.length = bi->length,
+			.access = (int)bi->mw_access_flags,
+		};
+
+		return post_local(qp, wr->wr_id, (int)wr->send_flags,
+				  wr->opcode, &b, 0);
+	}
+	if (wr->opcode == IBV_WR_LOCAL_INV)
+		return post_local(qp, wr->wr_id, (int)wr->send_flags,
+				  wr->opcode, NULL, wr->invalidate_rkey);
 	w = &qp->sq[qp->sq_tail % qp->sq_slots];
 	memset(w, 0, sizeof(*w));
 	if (wr->opcode == IBV_WR_RDMA_READ || is_atomic(wr->opcode))
@@ -582,6 +728,8 @@ static void resend_from(struct uroce_qp *qp, uint32_t psn)
 		struct uroce_swqe *w = &qp->sq[i % qp->sq_slots];
 		int32_t d = uroce_psn_diff(psn, w->first_psn);
 
+		if (w->local)
+			continue; /* nothing on the wire */
 		/* a READ is asked again from where its responses
 		 * stopped, an atomic whose answer did not come again */
 		if (wants_response(w)) {

@@ -48,7 +48,18 @@
  *   there: an RNR NAK (RC), a drop (UC, UD), as without one. post_recv
  *   on such a QP is refused (EINVAL), as rxe.
  *
- * To do: SEND with invalidate. */
+ * - An rkey may name a memory window (uroce_rkey_check, uroce_mw.c):
+ *   its rights and range are the window's, its memory its MR's.
+ *
+ * - SEND with invalidate (RC; the IETH on the last packet): once the
+ *   data is placed, the IETH's rkey is invalidated (uroce_mw.c: a bound
+ *   type 2 window); the receive completes with IBV_WC_WITH_INV and the
+ *   key in invalidated_rkey. When it cannot be invalidated (a type 1
+ *   window, an MR, no such key) uroce does what rxe does (rxe_resp.c,
+ *   RESPST_ERR_INVALIDATE_RKEY, "class J"): the receive WQE completes
+ *   with IBV_WC_REM_INV_REQ_ERR, the request is ACKed (so the sender's
+ *   SEND_WITH_INV completes successfully), and the responder's QP goes
+ *   to the error state. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -66,6 +77,7 @@
 enum {
 	RESP_OK = UROCE_AETH_ACK_UNLIMITED,
 	RESP_DROP = 0x100,    /* silently (UD, UC) */
+	RESP_INV_FAILED,      /* SEND with invalidate: the rkey stayed */
 };
 
 /* ---- post_recv ------------------------------------------------------------------ */
@@ -173,6 +185,10 @@ static void complete_recv(struct uroce_qp *qp, struct ibv_wc *wc,
 	if (pkt && (pkt->hdrs & UROCE_HDR_IMMDT)) {
 		wc->wc_flags |= IBV_WC_WITH_IMM;
 		wc->imm_data = htobe32(pkt->imm);
+	}
+	if (pkt && (pkt->hdrs & UROCE_HDR_IETH)) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = pkt->ieth_rkey;
 	}
 	if (!qp->srq)
 		qp->rq_head++;
@@ -330,6 +346,16 @@ static int exec_send(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 						  UROCE_AETH_NAK_REM_OP_ERR;
 	}
 	qp->resp.offset += pkt->payload_len;
+	/* rxe's execute: the data is placed, then the rkey invalidated;
+	 * when that fails (no bound type 2 window has it: an MR's key
+	 * included) the receive completes with REM_INV_REQ_ERR (its class
+	 * J) */
+	if ((pkt->hdrs & UROCE_HDR_IETH) && uroce_mw_invalidate(pkt->ieth_rkey)) {
+		sv_dbg("uroce: QP %#x: SEND with invalidate of %#x: no bound type 2 window has it",
+		       qp->core.qp.qp_num, pkt->ieth_rkey);
+		complete_recv_error(qp, IBV_WC_REM_INV_REQ_ERR);
+		return RESP_INV_FAILED;
+	}
 	if (ends(pkt)) {
 		struct ibv_wc wc = { .opcode = IBV_WC_RECV,
 				     .byte_len = qp->resp.offset,
@@ -345,6 +371,7 @@ static int write_begin(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	enum uroce_mr_fault fault;
 	struct uroce_mr *mr;
+	uint64_t mr_va;
 
 	qp->resp.va = pkt->reth.va;
 	qp->resp.rkey = pkt->reth.rkey;
@@ -352,8 +379,8 @@ static int write_begin(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	qp->resp.length = pkt->reth.len;
 	if (!pkt->reth.len)
 		return RESP_OK; /* C9-88: no lookup for zero bytes */
-	mr = uroce_mr_check(qp->core.qp.pd, pkt->reth.rkey, pkt->reth.va,
-			    pkt->reth.len, IBV_ACCESS_REMOTE_WRITE, &fault);
+	mr = uroce_rkey_check(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.len,
+			      IBV_ACCESS_REMOTE_WRITE, &mr_va, &fault);
 	if (!mr)
 		return UROCE_AETH_NAK_REM_ACC_ERR;
 	uroce_mr_put(mr);
@@ -364,6 +391,7 @@ static int exec_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	enum uroce_mr_fault fault;
 	struct uroce_mr *mr;
+	uint64_t mr_va;
 	int ret;
 
 	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
@@ -380,11 +408,12 @@ static int exec_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	    (ends(pkt) && pkt->payload_len != qp->resp.resid))
 		return UROCE_AETH_NAK_INVALID_REQ;
 	if (pkt->payload_len) {
-		mr = uroce_mr_check(qp->core.qp.pd, qp->resp.rkey, qp->resp.va,
-				    pkt->payload_len, IBV_ACCESS_REMOTE_WRITE, &fault);
+		mr = uroce_rkey_check(qp, qp->resp.rkey, qp->resp.va,
+				      pkt->payload_len, IBV_ACCESS_REMOTE_WRITE,
+				      &mr_va, &fault);
 		if (!mr)
 			return UROCE_AETH_NAK_REM_ACC_ERR;
-		memcpy(uroce_mr_ptr(mr, qp->resp.va), pkt->payload, pkt->payload_len);
+		memcpy(uroce_mr_ptr(mr, mr_va), pkt->payload, pkt->payload_len);
 		uroce_mr_put(mr);
 	}
 	qp->resp.va += pkt->payload_len;
@@ -442,18 +471,20 @@ static int answer_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	enum uroce_mr_fault fault;
 	struct uroce_mr *mr = NULL;
+	uint64_t mr_va = 0;
 
 	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
 		return UROCE_AETH_NAK_INVALID_REQ;
 	if (pkt->reth.len > 0x80000000u)
 		return UROCE_AETH_NAK_INVALID_REQ;
 	if (pkt->reth.len) {
-		mr = uroce_mr_check(qp->core.qp.pd, pkt->reth.rkey, pkt->reth.va,
-				    pkt->reth.len, IBV_ACCESS_REMOTE_READ, &fault);
+		mr = uroce_rkey_check(qp, pkt->reth.rkey, pkt->reth.va,
+				      pkt->reth.len, IBV_ACCESS_REMOTE_READ,
+				      &mr_va, &fault);
 		if (!mr)
 			return UROCE_AETH_NAK_REM_ACC_ERR;
 	}
-	send_read_responses(qp, pkt, mr ? uroce_mr_ptr(mr, pkt->reth.va) : NULL);
+	send_read_responses(qp, pkt, mr ? uroce_mr_ptr(mr, mr_va) : NULL);
 	if (mr)
 		uroce_mr_put(mr);
 	return RESP_OK;
@@ -485,17 +516,23 @@ static int exec_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	struct uroce_atomic_res *res;
 	enum uroce_mr_fault fault;
 	struct uroce_mr *mr;
-	uint64_t *p, orig;
+	uint64_t *p, orig, mr_va;
 
 	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC))
 		return UROCE_AETH_NAK_INVALID_REQ;
 	if (a->va & 7)
 		return UROCE_AETH_NAK_INVALID_REQ;
-	mr = uroce_mr_check(qp->core.qp.pd, a->rkey, a->va, sizeof(uint64_t),
-			    IBV_ACCESS_REMOTE_ATOMIC, &fault);
+	mr = uroce_rkey_check(qp, a->rkey, a->va, sizeof(uint64_t),
+			      IBV_ACCESS_REMOTE_ATOMIC, &mr_va, &fault);
 	if (!mr)
 		return UROCE_AETH_NAK_REM_ACC_ERR;
-	p = uroce_mr_ptr(mr, a->va);
+	if (mr_va & 7) {
+		/* a zero-based window at an odd offset (rxe checks the
+		 * address it reaches) */
+		uroce_mr_put(mr);
+		return UROCE_AETH_NAK_INVALID_REQ;
+	}
+	p = uroce_mr_ptr(mr, mr_va);
 	if (pkt->bth.opcode == UROCE_OP_RC_COMPARE_SWAP) {
 		orig = a->comp;
 		__atomic_compare_exchange_n(p, &orig, a->swap_add, false,
@@ -579,6 +616,16 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	}
 	qp->nak_sent = false;
 	ret = execute(qp, pkt);
+	if (ret == RESP_INV_FAILED) {
+		/* rxe's class J: the receive completed in error, the request
+		 * is acknowledged (not NAKed: the sender's SEND completes
+		 * successfully), the MSN and PSN stay, the QP goes to the
+		 * error state */
+		if (pkt->bth.ack_req)
+			send_aeth(qp, UROCE_AETH_ACK_UNLIMITED, pkt->bth.psn);
+		uroce_qp_to_error(qp);
+		return;
+	}
 	if ((ret & UROCE_AETH_TYPE_MASK) == UROCE_AETH_RNR_NAK) {
 		send_aeth(qp, (uint8_t)ret, pkt->bth.psn);
 		return;

@@ -33,7 +33,6 @@
 #define UROCE_MAX_RD_ATOM 128
 #define UROCE_MAX_RES_RD_ATOM 0x3f000
 #define UROCE_MAX_SRQ 917503
-#define UROCE_MAX_MW 524287
 #define UROCE_MAX_AH 32767
 #define UROCE_MAX_PKEYS 64
 #define UROCE_MAX_MCAST_GRP 8192
@@ -287,6 +286,7 @@ void uroce_context_release(struct uroce_context *ctx)
 	uroce_net_stop(ctx);
 	/* what the application did not free goes with the context, as the
 	 * kernel frees a closed context's objects */
+	uroce_mw_release_context(&ctx->sv.vctx.context);
 	uroce_qp_release_context(ctx);
 	uroce_srq_release_context(ctx);
 	uroce_mr_release_context(&ctx->sv.vctx.context);
@@ -311,6 +311,9 @@ static const struct sv_context_ops uroce_ctx_ops = {
 	.reg_mr = uroce_reg_mr,
 	.rereg_mr = uroce_rereg_mr,
 	.dereg_mr = uroce_dereg_mr,
+	.alloc_mw = uroce_alloc_mw,
+	.dealloc_mw = uroce_dealloc_mw,
+	.bind_mw = uroce_bind_mw,
 	.create_cq = uroce_create_cq,
 	.create_cq_ex = uroce_create_cq_ex,
 	.poll_cq = uroce_poll_cq,

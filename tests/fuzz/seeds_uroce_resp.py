@@ -77,6 +77,11 @@ SEEDS = {
     "rc-rnr-no-recv": seed(pkt(0x04, payload=data(8)), ctl=0x08),
     "rc-write-qp-no-access": seed(pkt(0x0A, reth(MR_WRITE, 0, 16), data(16)), ctl=0x10),
     "rc-read-mtu1024": seed(pkt(0x0C, reth(MR_READ, 0, 3000)), ctl=0x80),
+    # SEND with invalidate: the IETH names no window (rxe's class J:
+    # the receive fails, the request is ACKed, the QP goes to error)
+    "rc-send-only-inv": seed(pkt(0x17, struct.pack(">I", 0x12345678), data(24))),
+    "rc-send-first-last-inv": seed(pkt(0x00, payload=data(256)),
+                                   pkt(0x16, struct.pack(">I", 0), data(12, 3))),
     "rc-ack": seed(pkt(0x11, struct.pack(">I", 0x1F000000))),
     "uc-send-only": seed(pkt(0x24, payload=data(40), qp=UC)),
     "uc-write-first-last": seed(pkt(0x26, reth(MR_WRITE, 0, 300), data(256), qp=UC),

@@ -502,8 +502,9 @@ END_TEST
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
-/* What each type takes; an op it cannot post (rxe's rule), or one
- * uroce's requester lacks yet, is EOPNOTSUPP; a QP without
+/* What each type takes; an op it cannot post (rxe's rule, or uroce's
+ * stricter one: LOCAL_INV on UC), or one uroce's requester lacks, is
+ * EOPNOTSUPP; a QP without
  * send_ops_flags has no ibv_qp_ex. */
 START_TEST(qp_ex_create)
 {
@@ -519,9 +520,11 @@ START_TEST(qp_ex_create)
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, EOPNOTSUPP },
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, EOPNOTSUPP },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, EOPNOTSUPP },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, EOPNOTSUPP },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, EOPNOTSUPP },
+		{ IBV_QPT_RC, IBV_QP_EX_WITH_SEND_WITH_INV |
+			      IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW, 0 },
+		{ IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW, 0 },
+		{ IBV_QPT_UC, IBV_QP_EX_WITH_LOCAL_INV, EOPNOTSUPP },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_TSO, EOPNOTSUPP },
 	};
 	struct end e;
