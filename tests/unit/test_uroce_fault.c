@@ -204,8 +204,13 @@ struct pair {
 	struct ibv_qp *qp[2];
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
-	uint8_t buf[4096];
+	unsigned int next_slot;
+	/* messages sent from [0, 32 KiB), 4 KiB each (WR i of a chain at
+	 * i % 8), received into 16 slots of 2 KiB above */
+	uint8_t buf[65536];
 };
+#define SEND_SLOT(p, i) ((p)->buf + ((i) % 8) * 4096)
+#define RECV_SLOT(p, k) ((p)->buf + 32768 + (k) * 2048)
 
 static struct ibv_ah_attr av_lo(void)
 {
@@ -317,15 +322,17 @@ static void pair_close(struct pair *p)
  * (SEND WITH IMMEDIATE imm0, imm0 + 1, ...) */
 static void send_msgs(struct pair *p, uint32_t len, int n, uint32_t imm0)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)p->buf, .length = len,
-			       .lkey = p->mr->lkey };
+	struct ibv_sge sge[16];
 	struct ibv_send_wr wr[16], *bad;
 
 	ck_assert_int_le(n, 16);
+	ck_assert_uint_le(len, 4096);
 	memset(wr, 0, sizeof(wr));
 	for (int i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)SEND_SLOT(p, i),
+					   .length = len, .lkey = p->mr->lkey };
 		wr[i].wr_id = imm0 + (uint64_t)i;
-		wr[i].sg_list = &sge;
+		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
 		wr[i].opcode = IBV_WR_SEND_WITH_IMM;
 		wr[i].send_flags = IBV_SEND_SIGNALED;
@@ -343,10 +350,11 @@ static void send_msgs(struct pair *p, uint32_t len, int n, uint32_t imm0)
 static void post_recvs(struct pair *p, int n)
 {
 	for (int i = 0; i < n; i++) {
-		struct ibv_sge sge = { .addr = (uintptr_t)p->buf + 2048,
+		unsigned int k = p->next_slot++ % 16;
+		struct ibv_sge sge = { .addr = (uintptr_t)RECV_SLOT(p, k),
 				       .length = 2048, .lkey = p->mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = 100 + (uint64_t)i,
-					  .sg_list = &sge, .num_sge = 1 }, *bad;
+		struct ibv_recv_wr wr = { .wr_id = k, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
 
 		ck_assert_int_eq(ibv_post_recv(p->qp[1], &wr, &bad), 0);
 	}
@@ -380,8 +388,10 @@ static void sends_done(struct pair *p, int n)
 	}
 }
 
-/* The immediates QP 1 receives until ms pass without one; their count */
-static int recv_imms(struct pair *p, uint32_t *imm, int max, long ms)
+/* The immediates QP 1 receives until ms pass without one (and the
+ * receive slots they went to, when slot is not NULL); their count */
+static int recv_msgs(struct pair *p, uint32_t *imm, unsigned int *slot,
+		     int max, long ms)
 {
 	struct ibv_wc wc;
 	int n = 0;
@@ -390,9 +400,22 @@ static int recv_imms(struct pair *p, uint32_t *imm, int max, long ms)
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 		ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
 		ck_assert_int_lt(n, max);
+		if (slot)
+			slot[n] = (unsigned int)wc.wr_id;
 		imm[n++] = be32toh(wc.imm_data);
 	}
 	return n;
+}
+
+static int recv_imms(struct pair *p, uint32_t *imm, int max, long ms)
+{
+	return recv_msgs(p, imm, NULL, max, ms);
+}
+
+static void fill(uint8_t *b, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		b[i] = (uint8_t)(i * 13 + seed * 101 + (i >> 8));
 }
 
 START_TEST(ud_loss_and_corrupt)
@@ -493,29 +516,34 @@ START_TEST(rc_loss_all_retry_exceeded)
 }
 END_TEST
 
-/* RC under every fault at once: 20 messages of 2 packets arrive whole
- * and in order */
+/* RC under every fault at once: 24 messages of 2 packets arrive
+ * whole, in order, byte for byte */
 START_TEST(rc_recovers)
 {
+	enum { LEN = 2000 };
 	struct pair p;
-	uint32_t imm[32];
-	int got = 0;
+	uint32_t imm[8];
+	unsigned int slot[8];
+	uint8_t want[LEN];
 
 	setenv("SOFTVERBS_UROCE_FAULTS",
 	       "loss=0.1,corrupt=0.1,dup=0.1,reorder=0.1,delay=100,seed=3", 1);
 	if (!pair_open(&p, IBV_QPT_RC, 7))
 		return;
-	post_recvs(&p, 10);
-	send_msgs(&p, 2000, 10, 0);
-	sends_done(&p, 10);
-	got += recv_imms(&p, imm + got, 32 - got, 100);
-	post_recvs(&p, 10);
-	send_msgs(&p, 2000, 10, 10);
-	sends_done(&p, 10);
-	got += recv_imms(&p, imm + got, 32 - got, 100);
-	ck_assert_int_eq(got, 20);
-	for (uint32_t i = 0; i < 20; i++)
-		ck_assert_uint_eq(imm[i], i);
+	for (uint32_t batch = 0; batch < 3; batch++) {
+		for (uint32_t i = 0; i < 8; i++)
+			fill(SEND_SLOT(&p, i), LEN, batch * 8 + i);
+		post_recvs(&p, 8);
+		send_msgs(&p, LEN, 8, batch * 8);
+		sends_done(&p, 8);
+		ck_assert_int_eq(recv_msgs(&p, imm, slot, 8, 100), 8);
+		for (uint32_t i = 0; i < 8; i++) {
+			ck_assert_uint_eq(imm[i], batch * 8 + i);
+			fill(want, LEN, imm[i]);
+			ck_assert_msg(!memcmp(RECV_SLOT(&p, slot[i]), want, LEN),
+				      "message %u damaged", imm[i]);
+		}
+	}
 	pair_close(&p);
 }
 END_TEST
