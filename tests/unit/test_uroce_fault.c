@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* SOFTVERBS_UROCE_FAULTS and SOFTVERBS_UROCE_PCAP on the host, over lo
  * (issue 39): the value's parser and its complaints; one seed, one
- * sequence of fates; each fault seen from a receiving QP (UD: a lost,
+ * sequence of fates, on the wire too; each fault seen from a receiving QP (UD: a lost,
  * corrupted, duplicated, reordered and delayed message); RC under
  * loss=1 ends in IBV_WC_RETRY_EXC_ERR; a capture has every packet sent
  * and received, mode 0600, and no capture through a symbolic link; a
@@ -496,6 +496,45 @@ START_TEST(ud_dup_reorder_delay)
 }
 END_TEST
 
+/* The fates on the wire are the generator's: the first context of a
+ * process (number 0) with seed 5 loses exactly the UD messages the
+ * generator says, whichever run */
+START_TEST(ud_losses_are_the_seeds)
+{
+	struct uroce_fault_conf c;
+	struct uroce_fault_rng rng;
+	struct pair p;
+	uint32_t imm[16];
+	int n, want = 0, lost = 0;
+
+	setenv("SOFTVERBS_UROCE_FAULTS", "loss=0.5,seed=5", 1);
+	if (!pair_open(&p, IBV_QPT_UD, 0))
+		return;
+	post_recvs(&p, 16);
+	send_msgs(&p, 64, 16, 0);
+	sends_done(&p, 16);
+	n = recv_imms(&p, imm, 16, 200);
+	pair_close(&p);
+	ck_assert_int_eq(uroce_fault_parse("loss=0.5,seed=5", &c), 0);
+	uroce_fault_rng_seed(&rng, 5, 0);
+	for (uint32_t i = 0; i < 16; i++) {
+		uint32_t bit;
+
+		if (uroce_fault_decide(&c, &rng, &bit) & UROCE_FAULT_LOSS) {
+			lost++;
+			continue;
+		}
+		ck_assert_int_lt(want, n);
+		ck_assert_uint_eq(imm[want], i);
+		want++;
+	}
+	ck_assert_int_eq(n, want);
+	/* the seed makes a mixed sequence: something lost, something not */
+	ck_assert_int_gt(lost, 0);
+	ck_assert_int_gt(want, 0);
+}
+END_TEST
+
 /* Every packet lost: an RC send is sent again retry_cnt times, then
  * completes with RETRY_EXC_ERR */
 START_TEST(rc_loss_all_retry_exceeded)
@@ -666,6 +705,7 @@ static Suite *make_uroce_fault_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, ud_loss_and_corrupt);
 	tcase_add_test(tc, ud_dup_reorder_delay);
+	tcase_add_test(tc, ud_losses_are_the_seeds);
 	tcase_add_test(tc, rc_loss_all_retry_exceeded);
 	tcase_add_test(tc, rc_recovers);
 	tcase_add_test(tc, pcap_has_every_packet);
