@@ -517,9 +517,11 @@ struct uroce_fault;
  * invalid (complained of) or in a privileged process. */
 struct uroce_fault *uroce_fault_open(struct uroce_context *ctx,
 				     uroce_wire_fn wire);
-/* Send everything still delayed or held back when send_held (the
- * progress thread stopped), free it all. */
-void uroce_fault_close(struct uroce_fault *f, bool send_held);
+/* Send everything still delayed or held back when send_held, else
+ * drop it (the progress thread stopped); then free the faults (after
+ * their summary). */
+void uroce_fault_drain(struct uroce_fault *f, bool send_held);
+void uroce_fault_free(struct uroce_fault *f);
 /* A packet with its ICRC, through the faults (any thread; the caller's
  * locks may be held: the fault's own lock is the innermost): 0, or the
  * error of a send made now. */

@@ -443,7 +443,7 @@ static void free_list(struct held_pkt *h)
 	}
 }
 
-void uroce_fault_close(struct uroce_fault *f, bool send_held)
+void uroce_fault_drain(struct uroce_fault *f, bool send_held)
 {
 	if (!f)
 		return;
@@ -451,8 +451,17 @@ void uroce_fault_close(struct uroce_fault *f, bool send_held)
 	if (send_held)
 		flush_locked(f, 0, true);
 	free_list(f->queue);
+	f->queue = NULL;
+	f->queue_tail = &f->queue;
 	free_list(f->held);
+	f->held = NULL;
 	pthread_mutex_unlock(&f->lock);
+}
+
+void uroce_fault_free(struct uroce_fault *f)
+{
+	if (!f)
+		return;
 	pthread_mutex_destroy(&f->lock);
 	close(f->timer_fd);
 	free(f);

@@ -869,7 +869,7 @@ int uroce_net_start(struct uroce_context *ctx)
 	if (ret) {
 		ctx->net = NULL;
 		sv_err("uroce: progress thread: %s", strerror(ret));
-		uroce_fault_close(net->fault, false);
+		uroce_fault_free(net->fault);
 		uroce_pcap_close(net->pcap);
 		unlink(net->fwd_name.sun_path);
 		close(net->fwd_fd);
@@ -935,8 +935,9 @@ void uroce_net_stop(struct uroce_context *ctx)
 	}
 	/* what is still delayed or held goes out (not from a forked
 	 * child: its parent sends them) */
-	uroce_fault_close(net->fault, net->pid == getpid());
+	uroce_fault_drain(net->fault, net->pid == getpid());
 	log_summary(ctx);
+	uroce_fault_free(net->fault);
 	uroce_pcap_close(net->pcap);
 	close(net->fwd_fd);
 	close(net->stop_rd);
