@@ -17,7 +17,10 @@
  * the same fates, not necessarily the same packets.
  *
  * The delayed and held packets go out from the progress thread
- * (uroce_net.c), woken by a timerfd armed for the earliest of them. */
+ * (uroce_net.c), woken by a timerfd armed for the earliest of them. A
+ * forked child that sends on an inherited context has no progress
+ * thread: what it delays or holds back leaves with its next packet or
+ * not at all (uroce_net_stop drops it there). */
 #include "config.h"
 
 #include <errno.h>
