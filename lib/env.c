@@ -22,6 +22,10 @@ const char *const sv_env_path_names[] = {
 	"SYSFS_PATH",          /* the sysfs tree to trust */
 	"SOFTVERBS_UROCE",     /* devices to create, and which code drives them */
 	"SOFTVERBS_SYSCONFDIR", /* the folder of the system's uroce.conf */
+	"SOFTVERBS_UROCE_PCAP", /* a capture file to create */
+	"SOFTVERBS_UROCE_FAULTS", /* faults on uroce's packets (no file, but
+				   * a test knob a caller must not set for
+				   * a privileged program) */
 	NULL,
 };
 

@@ -564,6 +564,82 @@ void uroce_net_progress(struct uroce_context *ctx);
 /* Packets dropped, by reason (tests, counters) */
 uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why);
 
+/* ---- uroce_fault.c: faults on demand (SOFTVERBS_UROCE_FAULTS) ------------ */
+
+/* What SOFTVERBS_UROCE_FAULTS asks for: probabilities as thresholds of a
+ * 32-bit draw (p * 2^32: 0 never, 2^32 always), the delay of every
+ * packet, the seed. */
+struct uroce_fault_conf {
+	uint64_t loss, dup, reorder, corrupt;
+	uint32_t delay_us;
+	uint64_t seed;
+};
+/* Parse the variable's value (loss=P,dup=P,reorder=P,delay=US,
+ * corrupt=P,seed=N in any order, each at most once): 0, or EINVAL with
+ * a complaint naming the item. */
+int uroce_fault_parse(const char *value, struct uroce_fault_conf *conf);
+
+/* What happens to one packet (a mask) */
+#define UROCE_FAULT_LOSS 1u
+#define UROCE_FAULT_DUP 2u
+#define UROCE_FAULT_REORDER 4u
+#define UROCE_FAULT_CORRUPT 8u
+/* The generator: splitmix64, one state per context. */
+struct uroce_fault_rng {
+	uint64_t s;
+};
+void uroce_fault_rng_seed(struct uroce_fault_rng *rng, uint64_t seed,
+			  uint32_t ctx_no);
+/* The faults of the next packet (five draws, whatever comes of them,
+ * so that the n-th packet's fate depends on seed and n alone); *bit:
+ * a draw for the bit a corruption flips. */
+unsigned int uroce_fault_decide(const struct uroce_fault_conf *conf,
+				struct uroce_fault_rng *rng, uint32_t *bit);
+
+/* A context's faults: its generator, the delayed and held-back
+ * packets, the timer that releases them. wire sends one packet as it
+ * is (the socket, the capture). */
+typedef int (*uroce_wire_fn)(struct uroce_context *ctx,
+			     const struct sockaddr_in *dst,
+			     const uint8_t *pkt, size_t len);
+struct uroce_fault;
+/* SOFTVERBS_UROCE_FAULTS for a starting context: NULL when unset, empty,
+ * invalid (complained of) or in a privileged process. */
+struct uroce_fault *uroce_fault_open(struct uroce_context *ctx,
+				     uroce_wire_fn wire);
+/* Send everything still delayed or held back when send_held, else
+ * drop it (the progress thread stopped); then free the faults (after
+ * their summary). */
+void uroce_fault_drain(struct uroce_fault *f, bool send_held);
+void uroce_fault_free(struct uroce_fault *f);
+/* A packet with its ICRC, through the faults (any thread; the caller's
+ * locks may be held: the fault's own lock is the innermost): 0, or the
+ * error of a send made now. */
+int uroce_fault_send(struct uroce_fault *f, const struct sockaddr_in *dst,
+		     const uint8_t *pkt, size_t len);
+/* The timer the progress thread polls (-1 for none) and what it does
+ * when the timer fires: send what is due. */
+int uroce_fault_timer_fd(const struct uroce_fault *f);
+void uroce_fault_flush(struct uroce_fault *f);
+/* One line of what the faults did (the context's close logs it, the
+ * progress thread stopped) */
+void uroce_fault_summary(const struct uroce_fault *f, char *buf, size_t cap);
+
+/* ---- uroce_pcap.c: captures on demand (SOFTVERBS_UROCE_PCAP) -------------- */
+
+struct uroce_pcap;
+/* SOFTVERBS_UROCE_PCAP for a starting context: a new pcap file (%p the
+ * pid, %h the host name, %% a %; the process's second capture and later
+ * ones take a suffix .1, .2, ...), or NULL when unset, in a privileged
+ * process, or when it cannot be created (logged). */
+struct uroce_pcap *uroce_pcap_open(const char *netdev);
+/* One packet (BTH to ICRC, as sent or received) from src to dst, with
+ * an IPv4 and a UDP header in front (any thread). */
+void uroce_pcap_write(struct uroce_pcap *pc, const struct sockaddr_in *src,
+		      const struct sockaddr_in *dst, const uint8_t *pkt,
+		      size_t len);
+void uroce_pcap_close(struct uroce_pcap *pc);
+
 /* ---- uroce_req.c: the requester ------------------------------------------- */
 
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

@@ -140,6 +140,12 @@ struct uroce_net {
 	_Atomic uint64_t drops[UROCE_DROP_COUNT];
 	_Atomic uint64_t unknown_qpn;
 	_Atomic uint64_t forwarded;
+	/* issue 39: faults on what it sends, a capture of what it sends
+	 * and receives (uroce_fault.c, uroce_pcap.c); NULL when not asked
+	 * for; immutable once started */
+	struct uroce_fault *fault;
+	struct uroce_pcap *pcap;
+	_Atomic uint64_t sent, received;   /* packets on the socket */
 };
 
 struct held {
@@ -543,15 +549,13 @@ static void ipudp_of(struct uroce_ipudp *n, const struct sockaddr_in *src,
 	n->dport = ntohs(dst->sin_port);
 }
 
-int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
-		   uint8_t *pkt, size_t len)
+/* One packet onto the socket as it is, and into the capture. */
+static int wire_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+		     const uint8_t *pkt, size_t len)
 {
 	struct uroce_net *net = ctx->net;
-	struct uroce_ipudp n;
 	ssize_t sent;
 
-	ipudp_of(&n, &net->addr, dst);
-	uroce_icrc_fill(&n, pkt, len);
 	do
 		sent = sendto(net->fd, pkt, len, 0, (const struct sockaddr *)dst,
 			      sizeof(*dst));
@@ -563,7 +567,22 @@ int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
 		       strerror(err));
 		return err;
 	}
+	atomic_fetch_add(&net->sent, 1);
+	uroce_pcap_write(net->pcap, &net->addr, dst, pkt, len);
 	return 0;
+}
+
+int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+		   uint8_t *pkt, size_t len)
+{
+	struct uroce_net *net = ctx->net;
+	struct uroce_ipudp n;
+
+	ipudp_of(&n, &net->addr, dst);
+	uroce_icrc_fill(&n, pkt, len);
+	if (net->fault)
+		return uroce_fault_send(net->fault, dst, pkt, len);
+	return wire_send(ctx, dst, pkt, len);
 }
 
 /* ---- the progress thread ----------------------------------------------------------- */
@@ -629,6 +648,8 @@ static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 			fwd_send(net, buf, len, src, buf[5]);
 		return;
 	}
+	atomic_fetch_add(&net->received, 1);
+	uroce_pcap_write(net->pcap, src, &net->addr, buf, len);
 	why = uroce_net_deliver(ctx, buf, len, src, &net->addr);
 	if (why == UROCE_DROP_COUNT)
 		atomic_fetch_add(&net->unknown_qpn, 1);
@@ -726,10 +747,12 @@ static void *progress(void *arg)
 		return NULL;
 	}
 	for (;;) {
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[4] = {
 			{ .fd = net->fd, .events = POLLIN },
 			{ .fd = net->stop_rd, .events = POLLIN },
 			{ .fd = net->fwd_fd, .events = POLLIN },
+			/* -1 without faults: poll skips it */
+			{ .fd = uroce_fault_timer_fd(net->fault), .events = POLLIN },
 		};
 		bool timers;
 
@@ -741,7 +764,7 @@ static void *progress(void *arg)
 			uroce_req_timers(ctx);
 			pthread_mutex_unlock(&ctx->qp_lock);
 		}
-		if (poll(pfd, 3, timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1) < 0) {
+		if (poll(pfd, 4, timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			sv_err("uroce: progress thread: poll: %s", strerror(errno));
@@ -749,6 +772,8 @@ static void *progress(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		if (pfd[3].revents)
+			uroce_fault_flush(net->fault);
 		if (pfd[0].revents || pfd[2].revents) {
 			bool ok;
 
@@ -841,11 +866,15 @@ int uroce_net_start(struct uroce_context *ctx)
 	ret = probe_slot(net);
 	if (ret)
 		goto err_close;
+	net->pcap = uroce_pcap_open(ctx->netdev);
+	net->fault = uroce_fault_open(ctx, wire_send);
 	ctx->net = net;
 	ret = start_thread(ctx);
 	if (ret) {
 		ctx->net = NULL;
 		sv_err("uroce: progress thread: %s", strerror(ret));
+		uroce_fault_free(net->fault);
+		uroce_pcap_close(net->pcap);
 		unlink(net->fwd_name.sun_path);
 		close(net->fwd_fd);
 		goto err_close;
@@ -866,6 +895,34 @@ err_free:
 	return ret;
 }
 
+/* What the context's socket carried, at close (info): the numbers the
+ * capture and fault tests check. */
+static void log_summary(struct uroce_context *ctx)
+{
+	struct uroce_net *net = ctx->net;
+	char faults[256] = "", drops[512] = "";
+	size_t n = 0;
+
+	if (sv_log_level < SV_LOG_INFO)
+		return;
+	if (net->fault)
+		uroce_fault_summary(net->fault, faults, sizeof(faults));
+	for (int why = 1; why < UROCE_DROP_COUNT; why++) {
+		uint64_t c = atomic_load(&net->drops[why]);
+
+		if (c && n < sizeof(drops))
+			n += (size_t)snprintf(drops + n, sizeof(drops) - n, "%s%llu %s",
+					      n ? ", " : "; dropped: ",
+					      (unsigned long long)c,
+					      uroce_drop_name((enum uroce_drop)why));
+	}
+	sv_info("uroce: %s: %llu packets sent, %llu received%s", ctx->netdev,
+		(unsigned long long)atomic_load(&net->sent),
+		(unsigned long long)atomic_load(&net->received), drops);
+	if (net->fault)
+		sv_info("uroce: %s: faults: %s", ctx->netdev, faults);
+}
+
 void uroce_net_stop(struct uroce_context *ctx)
 {
 	struct uroce_net *net = ctx->net;
@@ -880,6 +937,12 @@ void uroce_net_stop(struct uroce_context *ctx)
 		pthread_join(net->thread, NULL);
 		unlink(net->fwd_name.sun_path);
 	}
+	/* what is still delayed or held goes out (not from a forked
+	 * child: its parent sends them) */
+	uroce_fault_drain(net->fault, net->pid == getpid());
+	log_summary(ctx);
+	uroce_fault_free(net->fault);
+	uroce_pcap_close(net->pcap);
 	close(net->fwd_fd);
 	close(net->stop_rd);
 	close(net->stop_wr);

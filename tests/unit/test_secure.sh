@@ -14,7 +14,11 @@
 # library whose constructor creates a marker file, SYSFS_PATH naming a
 # tree with a device of the caller's, SOFTVERBS_UROCE=lo asking for a
 # uroce device, and uroce.conf files of the caller's (softverbs link)
-# through XDG_CONFIG_HOME, HOME and SOFTVERBS_SYSCONFDIR. For each: no file appears, the library is not in its
+# through XDG_CONFIG_HOME, HOME and SOFTVERBS_SYSCONFDIR, and uroce's
+# SOFTVERBS_UROCE_PCAP and SOFTVERBS_UROCE_FAULTS (a privileged program
+# has no uroce device from its caller anyway: that it takes neither
+# variable for a device of the system's uroce.conf is test_uroce_fault's
+# privileged_takes_neither). For each: no file appears, the library is not in its
 # maps, neither the caller's device nor uroce0 is listed, the real
 # devices are, and one warning names every ignored variable (not HOME
 # and XDG_CONFIG_HOME, set in every session). The same program
@@ -146,7 +150,8 @@ attack=(SOFTVERBS_LOG=debug SOFTVERBS_LOG_FILE="$root_dir/log"
         RDMAV_DRIVERS="$root_dir/libsvmarker" IBV_DRIVERS="$root_dir/libsvmarker"
         SYSFS_PATH="$user_dir/sys" SV_MARKER_FILE="$root_dir/marker"
         SOFTVERBS_UROCE=lo XDG_CONFIG_HOME="$user_dir/config" HOME="$user_dir/home"
-        SOFTVERBS_SYSCONFDIR="$user_dir/etc")
+        SOFTVERBS_SYSCONFDIR="$user_dir/etc"
+        SOFTVERBS_UROCE_PCAP="$root_dir/pcap" SOFTVERBS_UROCE_FAULTS=loss=1)
 
 for kind in suid sgid cap; do
     out=$work/$kind.out err=$work/$kind.err
@@ -154,8 +159,9 @@ for kind in suid sgid cap; do
     rc=$?
     ok=0; grep -qx "at_secure 1" "$out" && [ $rc = 0 ] && ok=1
     result "$kind: runs privileged (AT_SECURE) as nobody" $ok
-    ok=0; [ ! -e "$root_dir/log" ] && [ ! -e "$root_dir/vlog" ] && [ ! -e "$root_dir/marker" ] && ok=1
-    result "$kind: no file created (SOFTVERBS_LOG_FILE, VERBS_LOG_FILE, the marker library)" $ok
+    ok=0; [ ! -e "$root_dir/log" ] && [ ! -e "$root_dir/vlog" ] && [ ! -e "$root_dir/marker" ] &&
+        [ ! -e "$root_dir/pcap" ] && ok=1
+    result "$kind: no file created (SOFTVERBS_LOG_FILE, VERBS_LOG_FILE, the marker library, SOFTVERBS_UROCE_PCAP)" $ok
     ok=0; grep -q libsvmarker "$out" || ok=1
     result "$kind: RDMAV_DRIVERS/IBV_DRIVERS library not loaded (maps)" $ok
     ok=0; grep -qx "device $expect" "$out" && ! grep -q "device evil0" "$out" && ok=1
@@ -163,7 +169,7 @@ for kind in suid sgid cap; do
     ok=0; grep -q "device uroce" "$out" || ok=1
     result "$kind: no uroce device from the caller's SOFTVERBS_UROCE or uroce.conf files (XDG_CONFIG_HOME, HOME, SOFTVERBS_SYSCONFDIR)" $ok
     ok=1
-    for v in SOFTVERBS_LOG_FILE VERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH SOFTVERBS_UROCE SOFTVERBS_SYSCONFDIR; do
+    for v in SOFTVERBS_LOG_FILE VERBS_LOG_FILE SOFTVERBS_PROVIDERS RDMAV_DRIVERS IBV_DRIVERS SYSFS_PATH SOFTVERBS_UROCE SOFTVERBS_SYSCONFDIR SOFTVERBS_UROCE_PCAP SOFTVERBS_UROCE_FAULTS; do
         [ "$(grep -c "AT_SECURE.*ignoring.*$v" "$err")" = 1 ] || ok=0
     done
     grep -q "AT_SECURE.*ignoring.*\(HOME\|XDG_CONFIG_HOME\)" "$err" && ok=0
@@ -171,7 +177,7 @@ for kind in suid sgid cap; do
     ok=0; grep -q '^\* \* \*' "$err" "$out" || ok=1
     result "$kind: the forged line appears nowhere" $ok
     [ "$fail" = 0 ] || { echo "--- stdout"; cat "$out"; echo "--- stderr (exit $rc)"; grep -v " D " "$err" | tail -n 20; }
-    rm -f "$root_dir/log" "$root_dir/vlog" "$root_dir/marker"
+    rm -f "$root_dir/log" "$root_dir/vlog" "$root_dir/marker" "$root_dir/pcap"
 done
 
 # rdma-core's variables alone, privileged: VERBS_LOG_FILE ignored, named.

@@ -61,7 +61,8 @@ prog test_rxe_ops
 prog test_rxe_errors
 prog test_cq_ex_loop
 prog test_qp_ex
-# (test_errno and test_rxe_mw join with the memory windows)
+prog test_rxe_mw
+prog test_errno
 
 # the Python pattern of the fork-safety tests (fork_python.py, Debian's
 # pyverbs): multiprocessing workers forked while RDMA WRITEs go on read
