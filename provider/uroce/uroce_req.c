@@ -3,13 +3,26 @@
  * the ACKs and NAKs that come back.
  *
  * post_send gathers each message (its SGEs checked as local reads of
- * MRs of the QP's PD, or its inline data) into a buffer of the WQE and
- * sends its packets at once from the caller's thread, as rxe_requester
- * cuts them: FIRST and MIDDLE packets of exactly the path MTU, the
- * RETH on the first packet of an RDMA WRITE, ImmDt on the last, AckReq
- * on the last packet and on every 64th (RXE_MAX_PKT_PER_ACK). UD and UC
- * WQEs complete once sent; RC WQEs stay in the send queue, with their
- * message, until an ACK covers their last PSN (ACKs are cumulative).
+ * MRs of the QP's PD, or its inline data) into a buffer of the WQE, and
+ * cuts it into packets as rxe_requester does: FIRST and MIDDLE packets
+ * of exactly the path MTU, the RETH on the first packet of an RDMA
+ * WRITE, ImmDt on the last. UD and UC WQEs are sent at once from the
+ * caller's thread and complete once sent; RC WQEs stay in the send
+ * queue, with their message, until an ACK covers their last PSN (ACKs
+ * are cumulative).
+ *
+ * RC windows, rxe's (kmod-notes/uroce-wire.md): a cursor (sq_cur,
+ * cur_pkt) walks the send queue in order and sends a packet only while
+ * its PSN is at most UROCE_MAX_UNACKED_PSNS past the oldest
+ * unacknowledged one (acked_psn); a READ or an atomic only while fewer
+ * than max_rd_atomic of them are outstanding, the WQEs behind it
+ * waiting; a fenced WQE only once every WQE before it completed (its
+ * message read from its buffers then, not at post). post_send sends the
+ * first window from the caller's thread; the ACKs that open the window
+ * send the rest from the thread that handles them (the progress thread,
+ * or one polling an empty CQ: uroce_net_progress). AckReq on a message's
+ * last packet and on the packet after more than UROCE_MAX_PKT_PER_ACK
+ * without one (rxe's counter of the QP).
  *
  * A PSN-sequence NAK acknowledges what precedes its PSN and makes the
  * requester send again from that PSN (go-back-N); NAKs for an invalid
@@ -28,14 +41,14 @@
  * completes it. Like a READ, it completes only with its own response.
  *
  * Timers: while WQEs await their ACK, the retransmit timer (4.096 us *
- * 2^timeout) sends them again from the oldest, retry_cnt times (7: for
- * ever, as rxe), then completes the oldest with IBV_WC_RETRY_EXC_ERR; an
- * RNR NAK sends again after the time its syndrome names (IBTA table 45),
- * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. The progress thread
- * looks at the timers every UROCE_TIMER_TICK_NS.
- *
- * To do: the send window (rxe's 128 PSNs), the read
- * window (max_rd_atomic). */
+ * 2^timeout) sends again from the oldest unacknowledged packet
+ * (go-back-N, through the windows), retry_cnt times (7: for ever, as
+ * rxe), then completes the oldest with IBV_WC_RETRY_EXC_ERR; an RNR NAK
+ * sends again after the time its syndrome names (IBTA table 45),
+ * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. Either error (or an
+ * error NAK) moves the QP to the error state and flushes the rest, with
+ * no async event: rxe's completer raises none. The progress thread looks
+ * at the timers every UROCE_TIMER_TICK_NS. */
 #include "config.h"
 
 #include <endian.h>
