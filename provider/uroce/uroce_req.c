@@ -424,11 +424,18 @@ static uint32_t rd_limit(const struct uroce_qp *qp)
 	return qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 }
 
-/* The PSNs before psn are acknowledged. */
+/* The PSNs before psn are acknowledged: progress, as rxe's completer
+ * counts it (any valid ACK or response), so the retries count again
+ * and the retransmit timer starts again; a message longer than the
+ * window completes over many round trips, each within the timeout. */
 static void ack_to(struct uroce_qp *qp, uint32_t psn)
 {
-	if (uroce_psn_diff(psn, qp->acked_psn) > 0)
-		qp->acked_psn = psn;
+	if (uroce_psn_diff(psn, qp->acked_psn) <= 0)
+		return;
+	qp->acked_psn = psn;
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->rnr_left = qp->attr.rnr_retry;
+	arm(qp);
 }
 
 /* The next packet to send is the head WQE's oldest unacknowledged one
