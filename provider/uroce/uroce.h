@@ -401,6 +401,11 @@ struct uroce_swqe {
 	uint32_t inv_rkey;             /* SEND_WITH_INV: the IETH's rkey */
 	bool local;                    /* LOCAL_INV, BIND_MW: no packet; it
 					* completes with the WQE before it */
+	/* RC requester's windows (uroce_req.c) */
+	bool fence;                    /* IBV_SEND_FENCE: sent once every
+					* WQE before it completed (rxe) */
+	bool rd_slot;                  /* READ, atomics: holds one of the
+					* max_rd_atomic slots */
 };
 
 /* The responder's saved atomic results (rxe's resources): a duplicate
@@ -472,6 +477,15 @@ struct uroce_qp {
 	/* ibv_wr_*'s batch (uroce_qp_ex.c): NULL without send_ops_flags;
 	 * immutable pointer, the batch has its own lock */
 	struct uroce_wr_batch *batch;
+	/* RC requester's windows (uroce_req.c): the next packet to send is
+	 * packet cur_pkt of WQE sq_cur (sq_head <= sq_cur <= sq_tail; a
+	 * READ or an atomic is one unit, its request); acked_psn the oldest
+	 * PSN not yet acknowledged; rd_out the WQEs holding a rd_slot;
+	 * noack_pkts the packets sent since the last AckReq */
+	uint32_t sq_cur, cur_pkt;
+	uint32_t acked_psn;
+	uint32_t rd_out;
+	uint32_t noack_pkts;
 };
 
 static inline struct uroce_qp *to_uroce_qp(struct ibv_qp *ibqp)
@@ -660,6 +674,20 @@ void uroce_req_timer(struct uroce_qp *qp, uint64_t now);
 #define UROCE_TIMER_TICK_NS 10000000ull
 /* Every RC QP's timer (the progress thread, qp_lock held). */
 void uroce_req_timers(struct uroce_context *ctx);
+
+/* The RC requester's windows, as rxe's (rxe_param.h, rxe_req.c): a
+ * packet is sent only while its PSN is at most UROCE_MAX_UNACKED_PSNS
+ * past the oldest unacknowledged one; at most max_rd_atomic (rounded up
+ * to a power of two, as rxe rounds it) READ/atomic WQEs outstanding, the
+ * WQEs behind a waiting one waiting too; a fenced WQE waits until every
+ * WQE before it completed; AckReq on a message's last packet and on the
+ * packet after UROCE_MAX_PKT_PER_ACK + 1 without one. */
+#define UROCE_MAX_UNACKED_PSNS 128
+#define UROCE_MAX_PKT_PER_ACK 64
+/* Forget what the windows hold (the QP's lock held): a QP moved to
+ * RESET or to the error state (its send queue emptied), or given a new
+ * sq_psn. */
+void uroce_req_reset(struct uroce_qp *qp);
 
 /* ---- uroce_resp.c: the responder ------------------------------------------- */
 

@@ -204,6 +204,7 @@ void uroce_qp_to_error(struct uroce_qp *qp)
 	qp->attr.qp_state = IBV_QPS_ERR;
 	qp->timer_ns = 0;
 	flush_queues(qp);
+	uroce_req_reset(qp);
 }
 
 /* RESET: the queues empty without completions, as rxe_qp_reset. */
@@ -221,6 +222,7 @@ static void qp_reset(struct uroce_qp *qp)
 	qp->rnr_wait = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	memset(qp->atomic_res, 0, sizeof(qp->atomic_res));
+	uroce_req_reset(qp);
 }
 
 /* ---- modify, query ------------------------------------------------------ */
@@ -247,6 +249,11 @@ static void apply(struct uroce_qp *qp, const struct ibv_qp_attr *a, int mask,
 	TAKE(PATH_MIG_STATE, path_mig_state);
 	TAKE(EN_SQD_ASYNC_NOTIFY, en_sqd_async_notify);
 #undef TAKE
+	/* rxe keeps (and reports) the next power of two: its requester's
+	 * READ/atomic window (rxe_qp_from_attr) */
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && q->max_rd_atomic)
+		while (q->max_rd_atomic & (q->max_rd_atomic - 1))
+			q->max_rd_atomic += q->max_rd_atomic & -q->max_rd_atomic;
 	if (mask & IBV_QP_AV)
 		qp->peer = *peer;
 	if (mask & IBV_QP_RQ_PSN) {
@@ -256,6 +263,7 @@ static void apply(struct uroce_qp *qp, const struct ibv_qp_attr *a, int mask,
 	if (mask & IBV_QP_SQ_PSN) {
 		q->sq_psn = a->sq_psn & UROCE_PSN_MASK;
 		qp->sq_psn = q->sq_psn;
+		uroce_req_reset(qp);
 	}
 	if (!(mask & IBV_QP_STATE))
 		return;

@@ -3,13 +3,26 @@
  * the ACKs and NAKs that come back.
  *
  * post_send gathers each message (its SGEs checked as local reads of
- * MRs of the QP's PD, or its inline data) into a buffer of the WQE and
- * sends its packets at once from the caller's thread, as rxe_requester
- * cuts them: FIRST and MIDDLE packets of exactly the path MTU, the
- * RETH on the first packet of an RDMA WRITE, ImmDt on the last, AckReq
- * on the last packet and on every 64th (RXE_MAX_PKT_PER_ACK). UD and UC
- * WQEs complete once sent; RC WQEs stay in the send queue, with their
- * message, until an ACK covers their last PSN (ACKs are cumulative).
+ * MRs of the QP's PD, or its inline data) into a buffer of the WQE, and
+ * cuts it into packets as rxe_requester does: FIRST and MIDDLE packets
+ * of exactly the path MTU, the RETH on the first packet of an RDMA
+ * WRITE, ImmDt on the last. UD and UC WQEs are sent at once from the
+ * caller's thread and complete once sent; RC WQEs stay in the send
+ * queue, with their message, until an ACK covers their last PSN (ACKs
+ * are cumulative).
+ *
+ * RC windows, rxe's (kmod-notes/uroce-wire.md): a cursor (sq_cur,
+ * cur_pkt) walks the send queue in order and sends a packet only while
+ * its PSN is at most UROCE_MAX_UNACKED_PSNS past the oldest
+ * unacknowledged one (acked_psn); a READ or an atomic only while fewer
+ * than max_rd_atomic of them are outstanding, the WQEs behind it
+ * waiting; a fenced WQE only once every WQE before it completed (its
+ * message read from its buffers then, not at post). post_send sends the
+ * first window from the caller's thread; the ACKs that open the window
+ * send the rest from the thread that handles them (the progress thread,
+ * or one polling an empty CQ: uroce_net_progress). AckReq on a message's
+ * last packet and on the packet after more than UROCE_MAX_PKT_PER_ACK
+ * without one (rxe's counter of the QP).
  * ibv_wr_complete's batches (uroce_qp_ex.c) come through
  * uroce_post_send_all: every WR checked, then all posted, or none.
  *
@@ -30,11 +43,14 @@
  * completes it. Like a READ, it completes only with its own response.
  *
  * Timers: while WQEs await their ACK, the retransmit timer (4.096 us *
- * 2^timeout) sends them again from the oldest, retry_cnt times (7: for
- * ever, as rxe), then completes the oldest with IBV_WC_RETRY_EXC_ERR; an
- * RNR NAK sends again after the time its syndrome names (IBTA table 45),
- * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. The progress thread
- * looks at the timers every UROCE_TIMER_TICK_NS.
+ * 2^timeout) sends again from the oldest unacknowledged packet
+ * (go-back-N, through the windows), retry_cnt times (7: for ever, as
+ * rxe), then completes the oldest with IBV_WC_RETRY_EXC_ERR; an RNR NAK
+ * sends again after the time its syndrome names (IBTA table 45),
+ * rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR. Either error (or an
+ * error NAK) moves the QP to the error state and flushes the rest, with
+ * no async event: rxe's completer raises none. The progress thread looks
+ * at the timers every UROCE_TIMER_TICK_NS.
  *
  * SEND with invalidate (RC): a SEND whose last packet is
  * SEND_LAST/ONLY_WITH_INVALIDATE, the IETH carrying the rkey.
@@ -42,10 +58,7 @@
  * they execute at post time (uroce_mw.c), complete in the send queue's
  * order, and a failure completes them with rxe's status
  * (IBV_WC_LOC_QP_OP_ERR, IBV_WC_MW_BIND_ERR) and moves the QP to the
- * error state.
- *
- * To do: the send window (rxe's 128 PSNs), the read
- * window (max_rd_atomic). */
+ * error state; the window's cursor steps over them. */
 #include "config.h"
 
 #include <endian.h>
@@ -59,7 +72,6 @@
 
 /* rxe's largest message (RXE_PORT_MAX_MSG_SZ) */
 #define UROCE_MAX_MSG 0x800000u
-#define UROCE_PKTS_PER_ACK 64
 
 /* ---- cutting a message into packets ----------------------------------------------- */
 
@@ -138,8 +150,14 @@ static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
 	pkt.bth.pkey = UROCE_DEF_PKEY;
 	pkt.bth.dest_qpn = ud ? ud->qpn : qp->attr.dest_qp_num;
 	pkt.bth.psn = uroce_psn_add(w->first_psn, i);
-	pkt.bth.ack_req = qp->core.qp.qp_type == IBV_QPT_RC &&
-			  (i + 1 == n || i % UROCE_PKTS_PER_ACK == UROCE_PKTS_PER_ACK - 1);
+	/* rxe's cadence: the last packet, and the one after more than
+	 * UROCE_MAX_PKT_PER_ACK without (retransmissions count too) */
+	if (qp->core.qp.qp_type == IBV_QPT_RC) {
+		pkt.bth.ack_req = i + 1 == n ||
+				  qp->noack_pkts++ > UROCE_MAX_PKT_PER_ACK;
+		if (pkt.bth.ack_req)
+			qp->noack_pkts = 0;
+	}
 	pkt.reth.va = w->remote_va;
 	pkt.reth.rkey = w->rkey;
 	pkt.reth.len = w->len;
@@ -155,13 +173,12 @@ static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
 	return uroce_net_send(qp->ctx, ud ? ud->dst : &qp->peer, buf, (size_t)len);
 }
 
-/* Send w's packets from number `from` on (RC, UC; the QP's lock held). */
-static int send_from(struct uroce_qp *qp, const struct uroce_swqe *w,
-		     uint32_t from)
+/* Send all of w's packets (UC; the QP's lock held). */
+static int send_all(struct uroce_qp *qp, const struct uroce_swqe *w)
 {
 	uint32_t n = npkts_of(qp, w->len);
 
-	for (uint32_t i = from; i < n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		int ret = send_packet(qp, w, i, NULL);
 
 		if (ret)
@@ -331,31 +348,40 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	return check_sq_room(qp);
 }
 
-/* Copy the message into w->data: false on a local protection error
- * (an SGE outside the MRs of the QP's PD). */
-static bool gather(struct uroce_qp *qp, const struct ibv_send_wr *wr,
-		   struct uroce_swqe *w)
+/* Copy the message the SGEs describe (inl: addresses of inline data)
+ * into dst: false on a local protection error (an SGE outside the MRs
+ * of the QP's PD). */
+static bool gather(struct uroce_qp *qp, const struct ibv_sge *sges,
+		   uint32_t num_sge, bool inl, uint8_t *dst)
 {
 	uint32_t off = 0;
 
-	for (int i = 0; i < wr->num_sge; i++) {
-		const struct ibv_sge *sge = &wr->sg_list[i];
+	for (uint32_t i = 0; i < num_sge; i++) {
+		const struct ibv_sge *sge = &sges[i];
 		enum uroce_mr_fault fault;
 		struct uroce_mr *mr;
 
-		if (wr->send_flags & IBV_SEND_INLINE) {
-			memcpy(w->data + off, (void *)(uintptr_t)sge->addr, sge->length);
+		if (inl) {
+			memcpy(dst + off, (void *)(uintptr_t)sge->addr, sge->length);
 		} else if (sge->length) {
 			mr = uroce_mr_check(qp->core.qp.pd, sge->lkey, sge->addr,
 					    sge->length, 0, &fault);
 			if (!mr)
 				return false;
-			memcpy(w->data + off, uroce_mr_ptr(mr, sge->addr), sge->length);
+			memcpy(dst + off, uroce_mr_ptr(mr, sge->addr), sge->length);
 			uroce_mr_put(mr);
 		}
 		off += sge->length;
 	}
 	return true;
+}
+
+/* A fenced SEND or WRITE reads its buffers when it is sent, not at
+ * post (a READ before it may be what fills them): its SGEs wait behind
+ * the message's room in w->data, aligned. */
+static size_t fence_sge_off(uint32_t len)
+{
+	return ((size_t)len + 7) & ~(size_t)7;
 }
 
 static void fill_wqe(struct uroce_swqe *w, const struct ibv_send_wr *wr,
@@ -371,6 +397,7 @@ static void fill_wqe(struct uroce_swqe *w, const struct ibv_send_wr *wr,
 	w->remote_va = wr->wr.rdma.remote_addr;
 	w->rkey = wr->wr.rdma.rkey;
 	w->len = len;
+	w->fence = wr->send_flags & IBV_SEND_FENCE;
 }
 
 static int send_ud(struct uroce_qp *qp, const struct ibv_send_wr *wr,
@@ -444,6 +471,147 @@ static void send_response_request(struct uroce_qp *qp, const struct uroce_swqe *
 		send_atomic_request(qp, w);
 }
 
+/* ---- the windows (RC) ----------------------------------------------------------------- */
+
+static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st);
+
+/* How many READ/atomic WQEs may be outstanding: max_rd_atomic (already
+ * a power of two, uroce_qp.c), and one when it is 0, as rxe's rounding
+ * of 0 gives */
+static uint32_t rd_limit(const struct uroce_qp *qp)
+{
+	return qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+}
+
+/* The PSNs before psn are acknowledged: progress, as rxe's completer
+ * counts it (any valid ACK or response), so the retries count again
+ * and the retransmit timer starts again; a message longer than the
+ * window completes over many round trips, each within the timeout. */
+static void ack_to(struct uroce_qp *qp, uint32_t psn)
+{
+	if (uroce_psn_diff(psn, qp->acked_psn) <= 0)
+		return;
+	qp->acked_psn = psn;
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->rnr_left = qp->attr.rnr_retry;
+	arm(qp);
+}
+
+/* The next packet to send is the head WQE's oldest unacknowledged one
+ * (go-back-N starts there; a READ asks again from its first missing
+ * response, send_read_request). */
+static void cursor_to_head(struct uroce_qp *qp)
+{
+	qp->sq_cur = qp->sq_head;
+	qp->cur_pkt = 0;
+	if (qp->sq_head != qp->sq_tail) {
+		const struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
+		int32_t d = uroce_psn_diff(qp->acked_psn, w->first_psn);
+		uint32_t n = npkts_of(qp, w->len);
+
+		if (!wants_response(w) && d > 0)
+			qp->cur_pkt = (uint32_t)d < n ? (uint32_t)d : n - 1;
+	}
+}
+
+/* Send what the windows allow from the cursor on (RC in RTS, not
+ * waiting out an RNR NAK; the QP's lock held). The caller's thread
+ * sends from post_send, the thread that handles an ACK (the progress
+ * thread, or one polling an empty CQ) the packets it lets go. */
+static void push(struct uroce_qp *qp)
+{
+	if (qp->core.qp.qp_type != IBV_QPT_RC ||
+	    qp->attr.qp_state != IBV_QPS_RTS || qp->rnr_wait)
+		return;
+	/* completions passed the cursor (the head WQE's ACK came while
+	 * its last packets waited) */
+	if (qp->sq_cur - qp->sq_head > qp->sq_tail - qp->sq_head)
+		cursor_to_head(qp);
+	while (qp->sq_cur != qp->sq_tail) {
+		struct uroce_swqe *w = &qp->sq[qp->sq_cur % qp->sq_slots];
+		bool response = wants_response(w);
+		uint32_t psn;
+
+		if (w->local) { /* LOCAL_INV, BIND_MW: nothing on the wire */
+			qp->sq_cur++;
+			qp->cur_pkt = 0;
+			continue;
+		}
+		if (qp->cur_pkt == 0) {
+			/* rxe_req.c's req_next_wqe: a fenced WQE waits for
+			 * every WQE before it, not only READs and atomics */
+			if (w->fence && qp->sq_cur != qp->sq_head)
+				return;
+			if (w->num_sge && !response) {
+				/* a fenced SEND or WRITE: its message now */
+				uint32_t n = w->num_sge;
+
+				w->num_sge = 0;
+				if (!gather(qp, (const struct ibv_sge *)(w->data +
+						fence_sge_off(w->len)), n, false,
+					    w->data)) {
+					fail_head(qp, IBV_WC_LOC_PROT_ERR);
+					return;
+				}
+			}
+			/* check_init_depth: no slot, no sending, for it
+			 * and the WQEs behind it */
+			if (response && !w->rd_slot) {
+				if (qp->rd_out >= rd_limit(qp))
+					return;
+				w->rd_slot = true;
+				qp->rd_out++;
+			}
+		}
+		psn = response ? w->read_psn : uroce_psn_add(w->first_psn, qp->cur_pkt);
+		if (uroce_psn_diff(psn, qp->acked_psn) > UROCE_MAX_UNACKED_PSNS)
+			return;
+		if (response) {
+			send_response_request(qp, w);
+			qp->sq_cur++;
+			continue;
+		}
+		/* a lost packet is the retransmit timer's */
+		(void)send_packet(qp, w, qp->cur_pkt, NULL);
+		if (++qp->cur_pkt == npkts_of(qp, w->len)) {
+			qp->sq_cur++;
+			qp->cur_pkt = 0;
+		}
+	}
+}
+
+/* Go-back-N: send again from the oldest unacknowledged packet. */
+static void go_back(struct uroce_qp *qp)
+{
+	cursor_to_head(qp);
+	push(qp);
+}
+
+void uroce_req_reset(struct uroce_qp *qp)
+{
+	qp->sq_cur = qp->sq_tail;
+	qp->cur_pkt = 0;
+	qp->acked_psn = qp->sq_psn;
+	qp->rd_out = 0;
+	qp->noack_pkts = 0;
+}
+
+/* Complete the head WQE with st: its message freed, its READ/atomic
+ * slot given back. */
+static void retire_head(struct uroce_qp *qp, enum ibv_wc_status st)
+{
+	struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
+
+	uroce_complete_send(qp, w, st);
+	free(w->data);
+	w->data = NULL;
+	if (w->rd_slot) {
+		w->rd_slot = false;
+		qp->rd_out--;
+	}
+	qp->sq_head++;
+}
+
 /* A READ or an atomic: the WQE keeps the SGEs for the response. */
 static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		     struct uroce_swqe *w, uint32_t len)
@@ -471,8 +639,7 @@ static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	qp->sq_psn = uroce_psn_add(qp->sq_psn, is_atomic(w->opcode) ? 1 :
 							npkts_of(qp, len));
 	w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK); /* - 1 */
-	send_response_request(qp, w);
-	return 0;
+	return 0; /* push sends it */
 }
 
 /* A local WQE w (at the tail, not yet posted) failed with st: the
@@ -584,16 +751,30 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 	memset(w, 0, sizeof(*w));
 	if (wr->opcode == IBV_WR_RDMA_READ || is_atomic(wr->opcode))
 		return post_read(qp, wr, w, (uint32_t)len);
-	w->data = len ? malloc(len) : NULL;
-	if (len && !w->data)
-		return ENOMEM;
 	fill_wqe(w, wr, (uint32_t)len);
+	if (w->fence && !(wr->send_flags & IBV_SEND_INLINE) &&
+	    qp->core.qp.qp_type == IBV_QPT_RC) {
+		size_t sz = sizeof(struct ibv_sge) * (size_t)wr->num_sge;
+
+		w->data = malloc(fence_sge_off((uint32_t)len) + sz + 1);
+		if (!w->data)
+			return ENOMEM;
+		memcpy(w->data + fence_sge_off((uint32_t)len), wr->sg_list, sz);
+		w->num_sge = (uint32_t)wr->num_sge;
+	} else {
+		w->fence = false; /* only RC sends anything late */
+		w->data = len ? malloc(len) : NULL;
+		if (len && !w->data)
+			return ENOMEM;
+	}
 	qp->sq_tail++;
 	if (qp->attr.qp_state == IBV_QPS_ERR) {
 		uroce_qp_to_error(qp); /* flushes it */
 		return 0;
 	}
-	if (!gather(qp, wr, w)) {
+	if (!w->num_sge &&
+	    !gather(qp, wr->sg_list, (uint32_t)wr->num_sge,
+		    wr->send_flags & IBV_SEND_INLINE, w->data)) {
 		uroce_complete_send(qp, w, IBV_WC_LOC_PROT_ERR);
 		free(w->data);
 		w->data = NULL;
@@ -604,16 +785,16 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 	w->first_psn = qp->sq_psn;
 	qp->sq_psn = uroce_psn_add(qp->sq_psn, npkts_of(qp, w->len));
 	w->last_psn = uroce_psn_add(qp->sq_psn, UROCE_PSN_MASK); /* - 1 */
+	if (qp->core.qp.qp_type == IBV_QPT_RC)
+		return 0; /* push sends it */
+	/* UD and UC lose a lost packet */
 	ret = qp->core.qp.qp_type == IBV_QPT_UD ? send_ud(qp, wr, w) :
-						  send_from(qp, w, 0);
-	/* a lost packet is the retransmit timer's (RC); UD and UC lose it */
+						  send_all(qp, w);
 	(void)ret;
-	if (qp->core.qp.qp_type != IBV_QPT_RC) {
-		uroce_complete_send(qp, w, IBV_WC_SUCCESS);
-		free(w->data);
-		w->data = NULL;
-		qp->sq_head++;
-	}
+	uroce_complete_send(qp, w, IBV_WC_SUCCESS);
+	free(w->data);
+	w->data = NULL;
+	qp->sq_head++;
 	return 0;
 }
 
@@ -631,6 +812,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 	}
+	push(qp);
 	if (!qp->timer_ns)
 		arm(qp);
 	pthread_mutex_unlock(&qp->lock);
@@ -688,7 +870,6 @@ int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr)
 /* ---- ACKs and NAKs (the progress thread) ------------------------------------------------- */
 
 static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
-static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st);
 
 /* Complete the WQEs whose last PSN precedes psn (before: true) or is at
  * most psn. */
@@ -708,36 +889,13 @@ static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
 		if (wants_response(w) &&
 		    w->read_psn != uroce_psn_add(w->last_psn, 1))
 			break;
-		uroce_complete_send(qp, w, IBV_WC_SUCCESS);
-		free(w->data);
-		w->data = NULL;
-		qp->sq_head++;
+		retire_head(qp, IBV_WC_SUCCESS);
 	}
 	/* progress: the retries count again, the timer from now */
 	if (qp->sq_head != head) {
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
 		arm(qp);
-	}
-}
-
-/* Go-back-N: send again every packet from psn on. */
-static void resend_from(struct uroce_qp *qp, uint32_t psn)
-{
-	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
-		struct uroce_swqe *w = &qp->sq[i % qp->sq_slots];
-		int32_t d = uroce_psn_diff(psn, w->first_psn);
-
-		if (w->local)
-			continue; /* nothing on the wire */
-		/* a READ is asked again from where its responses
-		 * stopped, an atomic whose answer did not come again */
-		if (wants_response(w)) {
-			send_response_request(qp, w);
-			continue;
-		}
-		if (send_from(qp, w, d > 0 ? (uint32_t)d : 0))
-			return;
 	}
 }
 
@@ -768,6 +926,7 @@ static void read_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	w = &qp->sq[qp->sq_head % qp->sq_slots];
 	if (w->opcode != IBV_WR_RDMA_READ || pkt->bth.psn != w->read_psn)
 		return;
+	ack_to(qp, pkt->bth.psn);
 	off = (uint32_t)uroce_psn_diff(pkt->bth.psn, w->first_psn) * mtu_of(qp);
 	st = uroce_scatter(qp, (const struct ibv_sge *)w->data, w->num_sge, off,
 			   pkt->payload, pkt->payload_len);
@@ -775,16 +934,14 @@ static void read_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	    pkt->bth.psn != w->last_psn)
 		st = IBV_WC_BAD_RESP_ERR;
 	if (st != IBV_WC_SUCCESS) {
-		uroce_complete_send(qp, w, st);
-		free(w->data);
-		w->data = NULL;
-		qp->sq_head++;
-		uroce_qp_to_error(qp);
+		fail_head(qp, st);
 		return;
 	}
 	w->read_psn = uroce_psn_add(w->read_psn, 1);
+	ack_to(qp, w->read_psn);
 	if (pkt->flags & UROCE_OPF_LAST)
 		complete_acked(qp, pkt->bth.psn, false);
+	push(qp);
 }
 
 /* An ATOMIC ACKNOWLEDGE: the original value into the head WQE's SGEs
@@ -809,7 +966,9 @@ static void atomic_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	w->read_psn = uroce_psn_add(w->read_psn, 1);
+	ack_to(qp, w->read_psn);
 	complete_acked(qp, pkt->bth.psn, false);
+	push(qp);
 }
 
 void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
@@ -831,22 +990,20 @@ void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	switch (syn & UROCE_AETH_TYPE_MASK) {
 	case UROCE_AETH_ACK:
+		ack_to(qp, uroce_psn_add(pkt->bth.psn, 1));
 		complete_acked(qp, pkt->bth.psn, false);
+		push(qp);
 		return;
 	case UROCE_AETH_NAK:
+		/* a NAK acknowledges the PSNs before its own */
+		ack_to(qp, pkt->bth.psn);
 		complete_acked(qp, pkt->bth.psn, true);
 		if (syn == UROCE_AETH_NAK_PSN_SEQ_ERROR) {
-			resend_from(qp, pkt->bth.psn);
+			go_back(qp);
 			return;
 		}
-		if (qp->sq_head != qp->sq_tail) {
-			struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
-
-			uroce_complete_send(qp, w, nak_status(syn));
-			free(w->data);
-			w->data = NULL;
-			qp->sq_head++;
-		}
+		if (qp->sq_head != qp->sq_tail)
+			retire_head(qp, nak_status(syn));
 		uroce_qp_to_error(qp);
 		return;
 	default:
@@ -858,12 +1015,7 @@ void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 /* Complete the head WQE with st and move the QP to the error state. */
 static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st)
 {
-	struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
-
-	uroce_complete_send(qp, w, st);
-	free(w->data);
-	w->data = NULL;
-	qp->sq_head++;
+	retire_head(qp, st);
 	uroce_qp_to_error(qp);
 }
 
@@ -871,6 +1023,7 @@ static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st)
  * time it asks for, rnr_retry times (7: for ever). */
 static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
+	ack_to(qp, pkt->bth.psn);
 	complete_acked(qp, pkt->bth.psn, true);
 	if (qp->sq_head == qp->sq_tail)
 		return;
@@ -885,12 +1038,11 @@ static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 
 void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
 {
-	struct uroce_swqe *w;
-
 	if (!qp->timer_ns || now < qp->timer_ns || qp->sq_head == qp->sq_tail)
 		return;
 	if (qp->rnr_wait) {
-		resend_from(qp, qp->rnr_psn);
+		qp->rnr_wait = false;
+		go_back(qp);
 		arm(qp);
 		return;
 	}
@@ -898,8 +1050,9 @@ void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
 		fail_head(qp, IBV_WC_RETRY_EXC_ERR);
 		return;
 	}
-	w = &qp->sq[qp->sq_head % qp->sq_slots];
-	resend_from(qp, wants_response(w) ? w->read_psn : w->first_psn);
+	sv_dbg("uroce: QP %#x: no ACK in time; sending again from PSN %#x",
+	       qp->core.qp.qp_num, qp->acked_psn);
+	go_back(qp);
 	arm(qp);
 }
 
