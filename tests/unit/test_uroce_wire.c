@@ -572,6 +572,28 @@ START_TEST(test_crc32_le)
 }
 END_TEST
 
+/* The 8-byte slices give the byte loop's CRC at every length and
+ * alignment (a byte at a time never takes the slices) */
+START_TEST(test_crc32_slices)
+{
+	uint8_t buf[600];
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t off = 0; off < 8; off++)
+		for (size_t len = 0; len + off <= sizeof(buf); len += 7) {
+			uint32_t bytewise = ~0u;
+
+			for (size_t i = 0; i < len; i++)
+				bytewise = uroce_crc32_le(bytewise, buf + off + i, 1);
+			ck_assert_uint_eq(uroce_crc32_le(~0u, buf + off, len), bytewise);
+		}
+}
+END_TEST
+
 /*
  * ICRC VECTORS. Whole IPv4 packets (IP header onwards) built by scapy 2.5.0
  * (Debian 12's python3-scapy 2.5.0+dfsg-2), whose scapy.contrib.roce.BTH
@@ -796,6 +818,7 @@ static Suite *make_uroce_wire_suite(void)
 	tcase_add_test(tc, test_drop_reasons);
 	tcase_add_test(tc, test_truncation_every_length);
 	tcase_add_test(tc, test_crc32_le);
+	tcase_add_test(tc, test_crc32_slices);
 	tcase_add_test(tc, test_icrc_ipv4_scapy);
 	tcase_add_test(tc, test_icrc_ipv6);
 	tcase_add_test(tc, test_icrc_ip4_id_recovery);
