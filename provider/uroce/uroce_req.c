@@ -362,7 +362,9 @@ static bool gather(struct uroce_qp *qp, const struct ibv_sge *sges,
 		struct uroce_mr *mr;
 
 		if (inl) {
-			memcpy(dst + off, (void *)(uintptr_t)sge->addr, sge->length);
+			if (sge->length)
+				memcpy(dst + off, (void *)(uintptr_t)sge->addr,
+				       sge->length);
 		} else if (sge->length) {
 			mr = uroce_mr_check(qp->core.qp.pd, sge->lkey, sge->addr,
 					    sge->length, 0, &fault);
@@ -621,7 +623,8 @@ static int post_read(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	w->data = malloc(sz ? sz : 1);
 	if (!w->data)
 		return ENOMEM;
-	memcpy(w->data, wr->sg_list, sz);
+	if (sz)
+		memcpy(w->data, wr->sg_list, sz);
 	fill_wqe(w, wr, len);
 	w->num_sge = (uint32_t)wr->num_sge;
 	if (is_atomic(wr->opcode)) {
@@ -759,7 +762,8 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 		w->data = malloc(fence_sge_off((uint32_t)len) + sz + 1);
 		if (!w->data)
 			return ENOMEM;
-		memcpy(w->data + fence_sge_off((uint32_t)len), wr->sg_list, sz);
+		if (sz)
+			memcpy(w->data + fence_sge_off((uint32_t)len), wr->sg_list, sz);
 		w->num_sge = (uint32_t)wr->num_sge;
 	} else {
 		w->fence = false; /* only RC sends anything late */

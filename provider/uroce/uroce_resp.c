@@ -108,7 +108,8 @@ static int post_one(struct uroce_qp *qp, const struct ibv_recv_wr *wr)
 	w = &qp->rq[qp->rq_tail % qp->rq_slots];
 	w->wr_id = wr->wr_id;
 	w->num_sge = (uint32_t)wr->num_sge;
-	memcpy(w->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
+	if (wr->num_sge) /* a receive without SGEs may have no sg_list */
+		memcpy(w->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
 	qp->rq_tail++;
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		uroce_qp_to_error(qp); /* flushes it */

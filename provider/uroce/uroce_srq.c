@@ -277,7 +277,8 @@ static int post_one(struct uroce_srq *srq, const struct ibv_recv_wr *wr)
 	w = &srq->rq[srq->tail % srq->slots];
 	w->wr_id = wr->wr_id;
 	w->num_sge = (uint32_t)wr->num_sge;
-	memcpy(w->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
+	if (wr->num_sge) /* a receive without SGEs may have no sg_list */
+		memcpy(w->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
 	srq->tail++;
 	return 0;
 }

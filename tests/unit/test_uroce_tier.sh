@@ -49,7 +49,7 @@ prog() {
     result "$name on uroce0 ($((dt / 10)).$((dt % 10)) s${*:+, $*})" $ok
     if [ $ok = 0 ]; then
         echo "--- exit $rc:"
-        grep -E ':[EF]:|SKIP|Checks' "$work/out" | head -20
+        grep -E ':[EF]:|SKIP|Checks|runtime error|ERROR: AddressSanitizer' "$work/out" | head -20
     fi
 }
 
