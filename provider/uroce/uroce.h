@@ -71,6 +71,39 @@ uint8_t uroce_phys_state(unsigned int flags);
 ssize_t uroce_gid_table(const struct uroce_netdev *nd, union ibv_gid *gids,
 			size_t max);
 
+/* An address of the interface or of a peer, IPv4 or IPv6, with its
+ * port (UDP 4791) */
+union uroce_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+/* Where a connected QP or an address handle sends: from one of the
+ * interface's addresses (the AV's sgid) to the peer's (its dgid), one
+ * family */
+struct uroce_route {
+	union uroce_sockaddr src, dst;
+};
+/* The interface's addresses in its GID table's order (every IPv4
+ * address, then every IPv6 one, none twice; the default GID is one of
+ * them only when the interface has that link-local address): port
+ * 4791, link-local IPv6 ones with the interface's index as their scope.
+ * Their count (at most max), or a negative errno. */
+ssize_t uroce_netdev_addrs(const struct uroce_netdev *nd,
+			   union uroce_sockaddr *addrs, size_t max);
+/* The address a RoCE v2 GID names (IPv4-mapped: IPv4, else IPv6, scope
+ * ifindex when link-local), port 4791 */
+void uroce_sa_of_gid(const union ibv_gid *gid, unsigned int ifindex,
+		     union uroce_sockaddr *sa);
+/* Its length for bind/sendto */
+socklen_t uroce_sa_len(const union uroce_sockaddr *sa);
+/* Same family and address (ports and scopes not compared) */
+bool uroce_sa_same_ip(const union uroce_sockaddr *a,
+		      const union uroce_sockaddr *b);
+/* The address as text, into buf (UROCE_SA_STRLEN bytes): buf */
+#define UROCE_SA_STRLEN (INET6_ADDRSTRLEN + 16)
+const char *uroce_sa_str(const union uroce_sockaddr *sa, char *buf);
+
 /* ---- uroce_verbs.c: the provider --------------------------------------- */
 
 /* A PD: local, listed in its context so that closing frees it. */
@@ -445,7 +478,7 @@ struct uroce_qp {
 	pthread_mutex_t lock;
 	/* the rest: lock */
 	struct ibv_qp_attr attr;       /* what modify_qp set (query_qp) */
-	struct sockaddr_in peer;       /* RC, UC: the AV's address */
+	struct uroce_route peer;       /* RC, UC: the AV's addresses */
 	/* send queue: a ring of sq_slots, [sq_head, sq_tail) posted */
 	struct uroce_swqe *sq;
 	uint32_t sq_slots, sq_head, sq_tail;
@@ -528,7 +561,7 @@ void uroce_qp_release_context(struct uroce_context *ctx);
 
 struct uroce_ah {
 	struct ibv_ah ibah;            /* first */
-	struct sockaddr_in dst;        /* immutable */
+	struct uroce_route route;      /* immutable */
 	union ibv_gid dgid;
 };
 
@@ -537,31 +570,37 @@ static inline struct uroce_ah *to_uroce_ah(struct ibv_ah *ibah)
 	return container_of(ibah, struct uroce_ah, ibah);
 }
 
-/* The IPv4 address of an AV: 0, or EINVAL (logged) when the AV has no
- * GRH, names another port, or a GID that is not IPv4-mapped, or an
- * sgid_index whose GID is not the address the context's socket is
- * bound to. */
+/* The addresses of an AV (the sgid's and the dgid's): 0, or EINVAL
+ * (logged) when the AV has no GRH, names another port, an sgid_index
+ * with no GID, or GIDs of two families; once the context's sockets are
+ * open, also when no socket of the context is bound to the sgid's
+ * address, and the error of its socket when it could not be opened
+ * (EADDRINUSE: another user holds the port there). */
 int uroce_av_resolve(struct uroce_context *ctx, const struct ibv_ah_attr *av,
-		     struct sockaddr_in *dst);
+		     struct uroce_route *route);
 struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int uroce_destroy_ah(struct ibv_ah *ibah);
 
 /* ---- uroce_net.c: the socket on UDP 4791 and the progress thread ----------- */
 
 struct uroce_net;
-/* The context's socket and progress thread, once (ctx->qp_lock held):
- * 0 or a positive errno (logged: EADDRINUSE names who holds the port). */
+/* The context's sockets (one per address of the interface) and progress
+ * thread, once (ctx->qp_lock held): 0 or a positive errno (logged:
+ * EADDRINUSE names who holds the port on the first address). */
 int uroce_net_start(struct uroce_context *ctx);
 /* Stop and join the thread, close the socket (a forked child only closes
  * its copies). */
 void uroce_net_stop(struct uroce_context *ctx);
 /* The context's slot (the QPNs' top bits). */
 uint32_t uroce_net_slot(const struct uroce_context *ctx);
-/* The IPv4 address the socket is bound to (network order). */
-in_addr_t uroce_net_addr(const struct uroce_context *ctx);
-/* Fill the ICRC of a built packet of len bytes for dst and send it: 0 or
- * a positive errno (logged). */
-int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+/* Can the context send from src (ctx->qp_lock held)? 0, EINVAL when
+ * none of its sockets is bound to that address, or the error that kept
+ * the socket for it from opening (each logged). */
+int uroce_net_check_src(struct uroce_context *ctx,
+			const union uroce_sockaddr *src);
+/* Fill the ICRC of a built packet of len bytes for route->dst and send
+ * it from route->src: 0 or a positive errno (logged). */
+int uroce_net_send(struct uroce_context *ctx, const struct uroce_route *route,
 		   uint8_t *pkt, size_t len);
 /* A datagram for one of the context's QPs, from src to dst (qp_lock
  * held): parsed, its ICRC checked, handed to its QP's requester (an
@@ -570,8 +609,8 @@ int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
  * What the progress thread does after the socket read; it touches no
  * socket itself (tests/fuzz/fuzz_uroce_resp enters here). */
 enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
-				  size_t len, const struct sockaddr_in *src,
-				  const struct sockaddr_in *dst);
+				  size_t len, const union uroce_sockaddr *src,
+				  const union uroce_sockaddr *dst);
 /* Handle the datagrams waiting on the socket, a few at most, in the
  * caller's thread (an ibv_poll_cq that found nothing; no lock held). */
 void uroce_net_progress(struct uroce_context *ctx);
@@ -614,7 +653,7 @@ unsigned int uroce_fault_decide(const struct uroce_fault_conf *conf,
  * packets, the timer that releases them. wire sends one packet as it
  * is (the socket, the capture). */
 typedef int (*uroce_wire_fn)(struct uroce_context *ctx,
-			     const struct sockaddr_in *dst,
+			     const struct uroce_route *route,
 			     const uint8_t *pkt, size_t len);
 struct uroce_fault;
 /* SOFTVERBS_UROCE_FAULTS for a starting context: NULL when unset, empty,
@@ -629,7 +668,7 @@ void uroce_fault_free(struct uroce_fault *f);
 /* A packet with its ICRC, through the faults (any thread; the caller's
  * locks may be held: the fault's own lock is the innermost): 0, or the
  * error of a send made now. */
-int uroce_fault_send(struct uroce_fault *f, const struct sockaddr_in *dst,
+int uroce_fault_send(struct uroce_fault *f, const struct uroce_route *route,
 		     const uint8_t *pkt, size_t len);
 /* The timer the progress thread polls (-1 for none) and what it does
  * when the timer fires: send what is due. */
@@ -648,9 +687,9 @@ struct uroce_pcap;
  * process, or when it cannot be created (logged). */
 struct uroce_pcap *uroce_pcap_open(const char *netdev);
 /* One packet (BTH to ICRC, as sent or received) from src to dst, with
- * an IPv4 and a UDP header in front (any thread). */
-void uroce_pcap_write(struct uroce_pcap *pc, const struct sockaddr_in *src,
-		      const struct sockaddr_in *dst, const uint8_t *pkt,
+ * an IPv4 or IPv6 header and a UDP header in front (any thread). */
+void uroce_pcap_write(struct uroce_pcap *pc, const union uroce_sockaddr *src,
+		      const union uroce_sockaddr *dst, const uint8_t *pkt,
 		      size_t len);
 void uroce_pcap_close(struct uroce_pcap *pc);
 
@@ -700,9 +739,10 @@ enum ibv_wc_status uroce_scatter(struct uroce_qp *qp, const struct ibv_sge *sge,
 				 uint32_t num_sge, uint32_t off,
 				 const uint8_t *data, uint32_t len);
 /* A request for the QP (the progress thread; qp_lock and the QP's lock
- * held); src the sender's address. */
+ * held); src the sender's address, dst the one it reached. */
 void uroce_resp_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
-			const struct sockaddr_in *src);
+			const union uroce_sockaddr *src,
+			const union uroce_sockaddr *dst);
 
 /* ---- the extended verbs: ibv_create_cq_ex, the ibv_wr_* API ------------- */
 

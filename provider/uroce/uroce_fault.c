@@ -203,7 +203,7 @@ struct held_pkt {
 	struct held_pkt *next;
 	uint64_t due_ns;               /* CLOCK_MONOTONIC */
 	bool reorder;                  /* to be held back once out of the delay */
-	struct sockaddr_in dst;
+	struct uroce_route route;
 	size_t len;
 	uint8_t data[];
 };
@@ -286,7 +286,7 @@ static void arm(struct uroce_fault *f)
 	timerfd_settime(f->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-static struct held_pkt *hold_copy(const struct sockaddr_in *dst,
+static struct held_pkt *hold_copy(const struct uroce_route *route,
 				  const uint8_t *pkt, size_t len)
 {
 	struct held_pkt *h = malloc(sizeof(*h) + len);
@@ -295,7 +295,7 @@ static struct held_pkt *hold_copy(const struct sockaddr_in *dst,
 		return NULL;
 	h->next = NULL;
 	h->reorder = false;
-	h->dst = *dst;
+	h->route = *route;
 	h->len = len;
 	memcpy(h->data, pkt, len);
 	return h;
@@ -303,14 +303,14 @@ static struct held_pkt *hold_copy(const struct sockaddr_in *dst,
 
 /* Out of the delay: to the wire, unless it is to be held back; a packet
  * held back goes right after the next one (lock held). */
-static int release(struct uroce_fault *f, const struct sockaddr_in *dst,
+static int release(struct uroce_fault *f, const struct uroce_route *route,
 		   const uint8_t *pkt, size_t len, bool reorder, uint64_t now)
 {
 	struct held_pkt *h;
 	int ret;
 
 	if (reorder && !f->held) {
-		h = hold_copy(dst, pkt, len);
+		h = hold_copy(route, pkt, len);
 		if (h) {
 			h->due_ns = now + REORDER_WAIT_NS;
 			f->held = h;
@@ -318,27 +318,27 @@ static int release(struct uroce_fault *f, const struct sockaddr_in *dst,
 			return 0;
 		}
 	}
-	ret = f->wire(f->ctx, dst, pkt, len);
+	ret = f->wire(f->ctx, route, pkt, len);
 	h = f->held;
 	if (h) {
 		f->held = NULL;
-		f->wire(f->ctx, &h->dst, h->data, h->len);
+		f->wire(f->ctx, &h->route, h->data, h->len);
 		free(h);
 	}
 	return ret;
 }
 
 /* Into the delay queue, or on when there is no delay (lock held). */
-static int stage(struct uroce_fault *f, const struct sockaddr_in *dst,
+static int stage(struct uroce_fault *f, const struct uroce_route *route,
 		 const uint8_t *pkt, size_t len, bool reorder, uint64_t now)
 {
 	struct held_pkt *h;
 
 	if (!f->conf.delay_us)
-		return release(f, dst, pkt, len, reorder, now);
-	h = hold_copy(dst, pkt, len);
+		return release(f, route, pkt, len, reorder, now);
+	h = hold_copy(route, pkt, len);
 	if (!h)
-		return release(f, dst, pkt, len, reorder, now);
+		return release(f, route, pkt, len, reorder, now);
 	h->due_ns = now + (uint64_t)f->conf.delay_us * 1000u;
 	h->reorder = reorder;
 	*f->queue_tail = h;
@@ -347,7 +347,7 @@ static int stage(struct uroce_fault *f, const struct sockaddr_in *dst,
 	return 0;
 }
 
-int uroce_fault_send(struct uroce_fault *f, const struct sockaddr_in *dst,
+int uroce_fault_send(struct uroce_fault *f, const struct uroce_route *route,
 		     const uint8_t *pkt, size_t len)
 {
 	uint8_t *bad = NULL;
@@ -377,10 +377,10 @@ int uroce_fault_send(struct uroce_fault *f, const struct sockaddr_in *dst,
 		/* copies on the wire: a duplicate of it is bad too */
 		f->stats[N_CORRUPT] += m & UROCE_FAULT_DUP ? 2 : 1;
 	}
-	ret = stage(f, dst, pkt, len, m & UROCE_FAULT_REORDER, now);
+	ret = stage(f, route, pkt, len, m & UROCE_FAULT_REORDER, now);
 	if (m & UROCE_FAULT_DUP) {
 		f->stats[N_DUP]++;
-		stage(f, dst, pkt, len, false, now);
+		stage(f, route, pkt, len, false, now);
 	}
 	arm(f);
 	pthread_mutex_unlock(&f->lock);
@@ -402,14 +402,14 @@ static void flush_locked(struct uroce_fault *f, uint64_t now, bool all)
 		f->queue = h->next;
 		if (!f->queue)
 			f->queue_tail = &f->queue;
-		release(f, &h->dst, h->data, h->len, h->reorder && !all, now);
+		release(f, &h->route, h->data, h->len, h->reorder && !all, now);
 		free(h);
 	}
 	if (f->held && (all || f->held->due_ns <= now)) {
 		struct held_pkt *h = f->held;
 
 		f->held = NULL;
-		f->wire(f->ctx, &h->dst, h->data, h->len);
+		f->wire(f->ctx, &h->route, h->data, h->len);
 		free(h);
 	}
 }

@@ -90,6 +90,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/udp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,21 +119,35 @@
  * reports the rest) */
 #define THREAD_BUDGET 64
 
+/* the interface's addresses a context opens a socket on, at most */
+#define MAX_EPS 16
+
+/* One address of the interface: the context's socket in that address's
+ * SO_REUSEPORT group on port 4791, and its forwarding socket, named
+ * after the context's slot on that address. Immutable once started. */
+struct endpoint {
+	union uroce_sockaddr addr;     /* bound (or to be) */
+	int fd;                        /* -1: not open, err says why */
+	int err;
+	int fwd_fd;                    /* -1: no name (yet) */
+	struct sockaddr_un fwd_name;
+};
+
 struct uroce_net {
-	int fd;                        /* immutable */
-	struct sockaddr_in addr;       /* bound; immutable */
+	/* ep[0], the first address (an IPv4 one when the interface has
+	 * one), must open; its index names the slot; immutable */
+	struct endpoint ep[MAX_EPS];
+	unsigned int nep;
 	uint32_t slot;                 /* immutable once started */
 	uint8_t nonce[8];              /* immutable */
 	int stop_rd, stop_wr;          /* the thread's stop pipe; immutable */
 	pthread_t thread;
 	sem_t ready;                   /* posted once the thread allocated */
 	pid_t pid;                     /* the process running the thread */
-	/* forwarding: a datagram socket named after the slot; immutable */
-	int fwd_fd;
+	/* forwarding: the folder of the names; immutable */
 	char fwd_dir[80];
 	unsigned long long ns_ino;     /* the network namespace's inode */
-	struct sockaddr_un fwd_name;
-	/* datagrams for QPs that reached the socket while it probed, in
+	/* datagrams for QPs that reached ep[0]'s socket while it probed, in
 	 * order; handed on once the slot is known, then empty; only
 	 * uroce_net_start's */
 	struct held *held, **held_tail;
@@ -145,29 +160,25 @@ struct uroce_net {
 	 * for; immutable once started */
 	struct uroce_fault *fault;
 	struct uroce_pcap *pcap;
-	_Atomic uint64_t sent, received;   /* packets on the socket */
+	_Atomic uint64_t sent, received;   /* packets on the sockets */
 };
 
 struct held {
 	struct held *next;
-	struct sockaddr_in src;
+	union uroce_sockaddr src;
 	size_t len;
 	uint8_t data[];
 };
 
-/* what a forwarded datagram carries in front of it */
+/* what a forwarded datagram carries in front of it (the address it
+ * reached is the one the receiving name is of) */
 struct fwd_hdr {
-	struct sockaddr_in src;
+	union uroce_sockaddr src;
 };
 
 uint32_t uroce_net_slot(const struct uroce_context *ctx)
 {
 	return ctx->net->slot;
-}
-
-in_addr_t uroce_net_addr(const struct uroce_context *ctx)
-{
-	return ctx->net->addr.sin_addr.s_addr;
 }
 
 uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why)
@@ -182,51 +193,79 @@ uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why)
 
 /* ---- the address and the port ------------------------------------------------ */
 
-/* The interface's first IPv4 address, as its GID table lists it. */
-static int first_ipv4(struct uroce_context *ctx, struct sockaddr_in *sin)
+/* The interface's addresses, in its GID table's order, as endpoints
+ * not yet open. */
+static int list_addrs(struct uroce_context *ctx, struct uroce_net *net)
 {
-	union ibv_gid gids[64];
+	union uroce_sockaddr addrs[MAX_EPS];
 	struct uroce_netdev nd;
 	ssize_t n;
 	int ret = uroce_netdev_query(ctx->netdev, &nd);
 
 	if (ret)
 		return ret;
-	n = uroce_gid_table(&nd, gids, 64);
-	for (ssize_t i = 0; i < n; i++) {
-		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
-
-		if (memcmp(gids[i].raw, v4, sizeof(v4)))
-			continue;
-		memset(sin, 0, sizeof(*sin));
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(UROCE_UDP_PORT);
-		memcpy(&sin->sin_addr, gids[i].raw + 12, 4);
-		return 0;
+	n = uroce_netdev_addrs(&nd, addrs, MAX_EPS);
+	if (n < 0)
+		return (int)-n;
+	if (n == 0) {
+		sv_err("uroce: %s has no IP address", ctx->netdev);
+		return EADDRNOTAVAIL;
 	}
-	sv_err("uroce: %s has no IPv4 address (IPv6 is not supported yet)",
-	       ctx->netdev);
-	return EADDRNOTAVAIL;
+	for (ssize_t i = 0; i < n; i++) {
+		net->ep[i].addr = addrs[i];
+		net->ep[i].fd = -1;
+		net->ep[i].fwd_fd = -1;
+	}
+	net->nep = (unsigned int)n;
+	return 0;
 }
 
-/* Who holds UDP 4791 on addr, from /proc/net/udp, into buf. */
-static void port_holder(in_addr_t addr, char *buf, size_t cap)
+static struct endpoint *ep_of(struct uroce_net *net,
+			      const union uroce_sockaddr *addr)
 {
-	FILE *f = fopen("/proc/net/udp", "re");
-	char line[512];
+	for (unsigned int i = 0; i < net->nep; i++)
+		if (uroce_sa_same_ip(&net->ep[i].addr, addr))
+			return &net->ep[i];
+	return NULL;
+}
 
+/* An address as /proc/net/udp and udp6 print it: the 32-bit words of
+ * the address in the kernel's byte order, %08X each */
+static void proc_addr(const union uroce_sockaddr *a, char *buf, size_t cap)
+{
+	uint32_t w[4];
+
+	if (a->sa.sa_family != AF_INET6) {
+		snprintf(buf, cap, "%08X", (unsigned int)a->sin.sin_addr.s_addr);
+		return;
+	}
+	memcpy(w, &a->sin6.sin6_addr, sizeof(w));
+	snprintf(buf, cap, "%08X%08X%08X%08X", (unsigned int)w[0],
+		 (unsigned int)w[1], (unsigned int)w[2], (unsigned int)w[3]);
+}
+
+/* Who holds UDP 4791 on a, from /proc/net/udp (udp6), into buf. */
+static void port_holder(const union uroce_sockaddr *a, char *buf, size_t cap)
+{
+	bool v6 = a->sa.sa_family == AF_INET6;
+	FILE *f = fopen(v6 ? "/proc/net/udp6" : "/proc/net/udp", "re");
+	char line[512], mine[40];
+
+	proc_addr(a, mine, sizeof(mine));
 	snprintf(buf, cap, "another user's socket or the kernel's rxe");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned int a, port, uid;
+		char addr[40];
+		unsigned int port, uid;
 		unsigned long inode;
 		struct passwd *pw;
 
-		if (sscanf(line, " %*d: %x:%x %*x:%*x %*x %*x:%*x %*x:%*x %*x %u %*d %lu",
-			   &a, &port, &uid, &inode) != 4 || port != UROCE_UDP_PORT)
+		if (sscanf(line, " %*d: %39[0-9A-Fa-f]:%x %*x:%*x %*x %*x:%*x %*x:%*x %*x %u %*d %lu",
+			   addr, &port, &uid, &inode) != 4 || port != UROCE_UDP_PORT)
 			continue;
-		if (a != 0 && a != addr)
+		/* the wildcard address, or this one */
+		if (strspn(addr, "0") != strlen(addr) && strcasecmp(addr, mine))
 			continue;
 		if (!inode) {
 			snprintf(buf, cap, "the kernel (an rxe device in this network namespace?)");
@@ -239,6 +278,22 @@ static void port_holder(in_addr_t addr, char *buf, size_t cap)
 		break;
 	}
 	fclose(f);
+}
+
+/* Why the socket on a could not be bound, logged */
+static void bind_error(const union uroce_sockaddr *a, int err)
+{
+	char who[128], ip[UROCE_SA_STRLEN];
+
+	uroce_sa_str(a, ip);
+	if (err == EADDRINUSE) {
+		port_holder(a, who, sizeof(who));
+		sv_err("uroce: UDP port %d on %s is held by %s: uroce shares it only among one user's processes",
+		       UROCE_UDP_PORT, ip, who);
+	} else {
+		sv_err("uroce: bind UDP %s port %d: %s", ip, UROCE_UDP_PORT,
+		       strerror(err));
+	}
 }
 
 static int attach_filter(int fd)
@@ -265,49 +320,91 @@ static int set_opt(int fd, int level, int name, int value)
 	return setsockopt(fd, level, name, &value, sizeof(value)) ? errno : 0;
 }
 
-static int open_socket(struct uroce_net *net)
+/* What rxe sends, and what it must be able to send to us: DF (IPv4) or
+ * no fragments (IPv6), UDP checksum 0 (IPv6 too: rxe's tunnel socket
+ * takes zero checksums, UDP_NO_CHECK6_RX, and sends them) */
+static int socket_opts(int fd, int family)
 {
-	char who[128], ip[INET_ADDRSTRLEN];
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = set_opt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+
+	if (family == AF_INET) {
+		if (!ret)
+			ret = set_opt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+		if (!ret)
+			ret = set_opt(fd, SOL_SOCKET, SO_NO_CHECK, 1);
+		return ret;
+	}
+	if (!ret)
+		ret = set_opt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+	if (!ret)
+		ret = set_opt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO);
+	if (!ret)
+		ret = set_opt(fd, IPPROTO_UDP, UDP_NO_CHECK6_TX, 1);
+	if (!ret)
+		ret = set_opt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, 1);
+	return ret;
+}
+
+/* The endpoint's socket: 0, or a positive errno (ep->err), logged when
+ * loud (the first address), else noted (info): the others' errors are
+ * the AVs' that name them (uroce_net_check_src). */
+static int open_socket(struct endpoint *ep, bool loud)
+{
+	char ip[UROCE_SA_STRLEN];
+	int fd = socket(ep->addr.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int ret;
 
-	if (fd < 0)
-		return errno;
-	ret = set_opt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
-	if (!ret)
-		ret = set_opt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
-	if (!ret)
-		ret = set_opt(fd, SOL_SOCKET, SO_NO_CHECK, 1);
+	if (fd < 0) {
+		ret = errno;
+		goto err_log;
+	}
+	ret = socket_opts(fd, ep->addr.sa.sa_family);
 	if (ret) {
 		sv_err("uroce: UDP socket options: %s", strerror(ret));
 		goto err;
 	}
 	/* the kernel caps it at net.core.rmem_max: best effort */
 	(void)set_opt(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
-	inet_ntop(AF_INET, &net->addr.sin_addr, ip, sizeof(ip));
-	if (bind(fd, (struct sockaddr *)&net->addr, sizeof(net->addr))) {
+	if (bind(fd, &ep->addr.sa, uroce_sa_len(&ep->addr))) {
 		ret = errno;
-		if (ret == EADDRINUSE) {
-			port_holder(net->addr.sin_addr.s_addr, who, sizeof(who));
-			sv_err("uroce: UDP port %d on %s is held by %s: uroce shares it only among one user's processes",
-			       UROCE_UDP_PORT, ip, who);
-		} else {
-			sv_err("uroce: bind UDP %s:%d: %s", ip, UROCE_UDP_PORT,
-			       strerror(ret));
-		}
-		goto err;
+		goto err_log;
 	}
 	ret = attach_filter(fd);
 	if (ret) {
 		sv_err("uroce: SO_ATTACH_REUSEPORT_CBPF: %s", strerror(ret));
 		goto err;
 	}
-	net->fd = fd;
+	ep->fd = fd;
 	return 0;
 
+err_log:
+	if (loud)
+		bind_error(&ep->addr, ret);
+	else
+		sv_info("uroce: no socket on %s: %s; its GIDs carry no traffic",
+			uroce_sa_str(&ep->addr, ip), strerror(ret));
 err:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	ep->err = ret;
 	return ret;
+}
+
+int uroce_net_check_src(struct uroce_context *ctx,
+			const union uroce_sockaddr *src)
+{
+	struct endpoint *ep = ep_of(ctx->net, src);
+	char ip[UROCE_SA_STRLEN];
+
+	if (!ep) {
+		sv_err("uroce: %s was not an address of %s when its first QP was created: the device's sockets are bound to the addresses it had then",
+		       uroce_sa_str(src, ip), ctx->netdev);
+		return EINVAL;
+	}
+	if (ep->fd >= 0)
+		return 0;
+	bind_error(&ep->addr, ep->err);
+	return ep->err;
 }
 
 /* ---- forwarding between the user's contexts --------------------------------- */
@@ -348,16 +445,36 @@ static int fwd_setup_dir(struct uroce_net *net)
 	return ret;
 }
 
+/* FNV-1a, 64 bits: an IPv6 address and its scope in a name short enough
+ * for sun_path */
+static unsigned long long fnv1a(const uint8_t *p, size_t len)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
 /* The name of the context whose QPNs carry slot, in this namespace, on
- * this address. */
-static void fwd_name(const struct uroce_net *net, uint32_t slot,
-		     struct sockaddr_un *sun)
+ * ep's address. */
+static void fwd_name(const struct uroce_net *net, const struct endpoint *ep,
+		     uint32_t slot, struct sockaddr_un *sun)
 {
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
+	if (ep->addr.sa.sa_family == AF_INET6) {
+		uint8_t key[20];
+
+		memcpy(key, &ep->addr.sin6.sin6_addr, 16);
+		memcpy(key + 16, &ep->addr.sin6.sin6_scope_id, 4);
+		snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%llx-6-%016llx-%u",
+			 net->fwd_dir, net->ns_ino, fnv1a(key, sizeof(key)), slot);
+		return;
+	}
 	snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%llx-%08x-%u",
 		 net->fwd_dir, net->ns_ino,
-		 (unsigned int)ntohl(net->addr.sin_addr.s_addr), slot);
+		 (unsigned int)ntohl(ep->addr.sin.sin_addr.s_addr), slot);
 }
 
 /* A name left by a context that died holds no socket: connecting to it
@@ -375,40 +492,67 @@ static bool name_stale(const struct sockaddr_un *sun)
 	return stale;
 }
 
-static bool fwd_bind(struct uroce_net *net, uint32_t slot)
+static bool fwd_bind(struct uroce_net *net, struct endpoint *ep, uint32_t slot)
 {
 	struct sockaddr_un sun;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-	fwd_name(net, slot, &sun);
+	if (fd < 0)
+		return false;
+	fwd_name(net, ep, slot, &sun);
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (!bind(net->fwd_fd, (struct sockaddr *)&sun, sizeof(sun))) {
-			net->fwd_name = sun;
-			net->slot = slot;
+		if (!bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+			ep->fwd_name = sun;
+			ep->fwd_fd = fd;
 			return true;
 		}
 		if (errno != EADDRINUSE || !name_stale(&sun))
-			return false;
+			break;
 		unlink(sun.sun_path);
 	}
+	close(fd);
 	return false;
 }
 
-/* The slot of the context's QPNs: its socket's index when no other
- * context's QPNs carry that number (one that moved there keeps its
- * own), else the first free one. */
+/* Give the name back (the process that bound it) and close it */
+static void fwd_release(struct endpoint *ep, bool unlink_name)
+{
+	if (ep->fwd_fd < 0)
+		return;
+	if (unlink_name)
+		unlink(ep->fwd_name.sun_path);
+	close(ep->fwd_fd);
+	ep->fwd_fd = -1;
+}
+
+/* The slot's name on every address the context has a socket on, or
+ * none of them */
+static bool claim(struct uroce_net *net, uint32_t slot)
+{
+	for (unsigned int i = 0; i < net->nep; i++) {
+		if (net->ep[i].fd < 0 || fwd_bind(net, &net->ep[i], slot))
+			continue;
+		while (i--)
+			fwd_release(&net->ep[i], true);
+		return false;
+	}
+	net->slot = slot;
+	return true;
+}
+
+/* The slot of the context's QPNs: its first socket's index when no
+ * other context's QPNs carry that number on any of its addresses (one
+ * that moved there keeps its own), else the first free one. */
 static int fwd_claim(struct uroce_net *net, uint32_t index)
 {
 	int ret = fwd_setup_dir(net);
 
 	if (ret)
 		return ret;
-	net->fwd_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (net->fwd_fd < 0)
-		return errno;
-	if (fwd_bind(net, index))
+	if (claim(net, index))
 		return 0;
 	for (uint32_t slot = 0; slot < MAX_SLOTS; slot++) {
-		if (slot != index && fwd_bind(net, slot)) {
+		if (slot != index && claim(net, slot)) {
 			sv_info("uroce: socket index %u is another context's QPN slot; QPNs of slot %u, their packets forwarded",
 				index, slot);
 			return 0;
@@ -416,14 +560,14 @@ static int fwd_claim(struct uroce_net *net, uint32_t index)
 	}
 	sv_err("uroce: every one of the %d QPN slots on this address is taken",
 	       MAX_SLOTS);
-	close(net->fwd_fd);
 	return EADDRINUSE;
 }
 
-/* A datagram for another context's QPs: to its socket (dropped as an
- * unknown QPN when there is none). */
-static void fwd_send(struct uroce_net *net, const uint8_t *buf, size_t len,
-		     const struct sockaddr_in *src, uint32_t slot)
+/* A datagram that reached ep for another context's QPs: to its socket
+ * on that address (dropped as an unknown QPN when there is none). */
+static void fwd_send(struct uroce_net *net, const struct endpoint *ep,
+		     const uint8_t *buf, size_t len,
+		     const union uroce_sockaddr *src, uint32_t slot)
 {
 	struct fwd_hdr hdr = { .src = *src };
 	struct sockaddr_un to;
@@ -432,8 +576,8 @@ static void fwd_send(struct uroce_net *net, const uint8_t *buf, size_t len,
 	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to),
 			      .msg_iov = iov, .msg_iovlen = 2 };
 
-	fwd_name(net, slot, &to);
-	if (sendmsg(net->fwd_fd, &msg, MSG_DONTWAIT) < 0)
+	fwd_name(net, ep, slot, &to);
+	if (sendmsg(ep->fwd_fd, &msg, MSG_DONTWAIT) < 0)
 		atomic_fetch_add(&net->unknown_qpn, 1);
 	else
 		atomic_fetch_add(&net->forwarded, 1);
@@ -462,7 +606,7 @@ static bool is_probe(const uint8_t *p, size_t len)
  * name, or the kernel's hash may pick it): kept, to be handed on once
  * the slot is known. */
 static void hold(struct uroce_net *net, const uint8_t *buf, size_t len,
-		 const struct sockaddr_in *src)
+		 const union uroce_sockaddr *src)
 {
 	struct held *h;
 
@@ -486,13 +630,13 @@ static uint32_t probe_collect(struct uroce_net *net)
 {
 	uint32_t best = MAX_SLOTS;
 	uint8_t buf[RX_BYTES];
-	struct pollfd pfd = { .fd = net->fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = net->ep[0].fd, .events = POLLIN };
 
 	while (poll(&pfd, 1, PROBE_QUIET_MS) > 0) {
-		struct sockaddr_in src;
+		union uroce_sockaddr src;
 		socklen_t srclen = sizeof(src);
-		ssize_t n = recvfrom(net->fd, buf, sizeof(buf), MSG_DONTWAIT,
-				     (struct sockaddr *)&src, &srclen);
+		ssize_t n = recvfrom(net->ep[0].fd, buf, sizeof(buf), MSG_DONTWAIT,
+				     &src.sa, &srclen);
 
 		if (n < 0)
 			continue;
@@ -517,9 +661,9 @@ static int probe_slot(struct uroce_net *net)
 
 		for (uint32_t k = base; k < base + PROBE_BATCH; k++) {
 			probe_build(net, p, k);
-			if (sendto(net->fd, p, sizeof(p), 0,
-				   (struct sockaddr *)&net->addr,
-				   sizeof(net->addr)) < 0) {
+			if (sendto(net->ep[0].fd, p, sizeof(p), 0,
+				   &net->ep[0].addr.sa,
+				   uroce_sa_len(&net->ep[0].addr)) < 0) {
 				sv_err("uroce: probe: %s", strerror(errno));
 				return errno;
 			}
@@ -537,52 +681,82 @@ static int probe_slot(struct uroce_net *net)
 
 /* ---- sending ------------------------------------------------------------------ */
 
-static void ipudp_of(struct uroce_ipudp *n, const struct sockaddr_in *src,
-		     const struct sockaddr_in *dst)
+static void ipudp_of(struct uroce_ipudp *n, const union uroce_sockaddr *src,
+		      const union uroce_sockaddr *dst)
 {
 	memset(n, 0, sizeof(*n));
-	memcpy(n->saddr, &src->sin_addr, 4);
-	memcpy(n->daddr, &dst->sin_addr, 4);
+	if (src->sa.sa_family == AF_INET6) {
+		/* no ID, no fragments; the rest is masked */
+		n->ipv6 = true;
+		memcpy(n->saddr, &src->sin6.sin6_addr, 16);
+		memcpy(n->daddr, &dst->sin6.sin6_addr, 16);
+		n->sport = ntohs(src->sin6.sin6_port);
+		n->dport = ntohs(dst->sin6.sin6_port);
+		return;
+	}
+	memcpy(n->saddr, &src->sin.sin_addr, 4);
+	memcpy(n->daddr, &dst->sin.sin_addr, 4);
 	n->ip4_id = 0;           /* DF on an unconnected socket */
 	n->ip4_frag_off = 0x4000; /* DF */
-	n->sport = ntohs(src->sin_port);
-	n->dport = ntohs(dst->sin_port);
+	n->sport = ntohs(src->sin.sin_port);
+	n->dport = ntohs(dst->sin.sin_port);
+}
+
+/* The endpoint to send from src: NULL (logged) when there is none. */
+static struct endpoint *send_ep(struct uroce_net *net,
+				const union uroce_sockaddr *src)
+{
+	struct endpoint *ep = ep_of(net, src);
+	char ip[UROCE_SA_STRLEN];
+
+	if (!ep || ep->fd < 0) {
+		sv_err("uroce: no socket to send from %s", uroce_sa_str(src, ip));
+		return NULL;
+	}
+	return ep;
 }
 
 /* One packet onto the socket as it is, and into the capture. */
-static int wire_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+static int wire_send(struct uroce_context *ctx, const struct uroce_route *route,
 		     const uint8_t *pkt, size_t len)
 {
 	struct uroce_net *net = ctx->net;
+	struct endpoint *ep = send_ep(net, &route->src);
+	const union uroce_sockaddr *dst = &route->dst;
 	ssize_t sent;
 
+	if (!ep)
+		return EADDRNOTAVAIL;
 	do
-		sent = sendto(net->fd, pkt, len, 0, (const struct sockaddr *)dst,
-			      sizeof(*dst));
+		sent = sendto(ep->fd, pkt, len, 0, &dst->sa, uroce_sa_len(dst));
 	while (sent < 0 && errno == EINTR);
 	if (sent < 0) {
 		int err = errno;
+		char ip[UROCE_SA_STRLEN];
 
-		sv_err("uroce: send to %s: %s", inet_ntoa(dst->sin_addr),
+		sv_err("uroce: send to %s: %s", uroce_sa_str(dst, ip),
 		       strerror(err));
 		return err;
 	}
 	atomic_fetch_add(&net->sent, 1);
-	uroce_pcap_write(net->pcap, &net->addr, dst, pkt, len);
+	uroce_pcap_write(net->pcap, &ep->addr, dst, pkt, len);
 	return 0;
 }
 
-int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+int uroce_net_send(struct uroce_context *ctx, const struct uroce_route *route,
 		   uint8_t *pkt, size_t len)
 {
 	struct uroce_net *net = ctx->net;
+	struct endpoint *ep = send_ep(net, &route->src);
 	struct uroce_ipudp n;
 
-	ipudp_of(&n, &net->addr, dst);
+	if (!ep)
+		return EADDRNOTAVAIL;
+	ipudp_of(&n, &ep->addr, &route->dst);
 	uroce_icrc_fill(&n, pkt, len);
 	if (net->fault)
-		return uroce_fault_send(net->fault, dst, pkt, len);
-	return wire_send(ctx, dst, pkt, len);
+		return uroce_fault_send(net->fault, route, pkt, len);
+	return wire_send(ctx, route, pkt, len);
 }
 
 /* ---- the progress thread ----------------------------------------------------------- */
@@ -593,8 +767,8 @@ static void count_drop(struct uroce_net *net, enum uroce_drop why)
 }
 
 enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
-				  size_t len, const struct sockaddr_in *src,
-				  const struct sockaddr_in *dst)
+				  size_t len, const union uroce_sockaddr *src,
+				  const union uroce_sockaddr *dst)
 {
 	struct uroce_ipudp n;
 	struct uroce_pkt pkt;
@@ -607,9 +781,11 @@ enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
 
 		/* the sender's IPv4 ID is not shown to a UDP socket: 0 from
 		 * an unconnected socket with DF (uroce), another from rxe
-		 * (__ip_select_ident), recovered from the ICRC itself */
+		 * (__ip_select_ident), recovered from the ICRC itself; IPv6
+		 * has none, and every field it does not mask is known */
 		ipudp_of(&n, src, dst);
-		why = uroce_icrc_check_ip4(&n, buf, len, &ip4_id);
+		why = n.ipv6 ? uroce_icrc_check(&n, buf, len) :
+			       uroce_icrc_check_ip4(&n, buf, len, &ip4_id);
 	}
 	if (why != UROCE_DROP_OK)
 		return why;
@@ -625,14 +801,16 @@ enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
 	if (pkt.flags & UROCE_OPF_ACK)
 		uroce_req_ack(qp, &pkt);
 	else
-		uroce_resp_request(qp, &pkt, src);
+		uroce_resp_request(qp, &pkt, src, dst);
 	pthread_mutex_unlock(&qp->lock);
 	return UROCE_DROP_OK;
 }
 
-/* One datagram from src, received or forwarded: qp_lock held. */
-static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
-		   const struct sockaddr_in *src, bool forwarded)
+/* One datagram from src to ep's address, received or forwarded:
+ * qp_lock held. */
+static void handle(struct uroce_context *ctx, const struct endpoint *ep,
+		   const uint8_t *buf, size_t len,
+		   const union uroce_sockaddr *src, bool forwarded)
 {
 	struct uroce_net *net = ctx->net;
 	enum uroce_drop why;
@@ -640,38 +818,41 @@ static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 	if (is_probe(buf, len))
 		return;
 	/* another context's QPN (its socket moved in the group, or ours
-	 * holds its index): to that context, once */
+	 * holds its index, or its index differs in this address's
+	 * group): to that context, once */
 	if (len >= UROCE_BTH_BYTES && buf[5] != net->slot) {
 		if (forwarded)
 			atomic_fetch_add(&net->unknown_qpn, 1);
 		else
-			fwd_send(net, buf, len, src, buf[5]);
+			fwd_send(net, ep, buf, len, src, buf[5]);
 		return;
 	}
 	atomic_fetch_add(&net->received, 1);
-	uroce_pcap_write(net->pcap, src, &net->addr, buf, len);
-	why = uroce_net_deliver(ctx, buf, len, src, &net->addr);
+	uroce_pcap_write(net->pcap, src, &ep->addr, buf, len);
+	why = uroce_net_deliver(ctx, buf, len, src, &ep->addr);
 	if (why == UROCE_DROP_COUNT)
 		atomic_fetch_add(&net->unknown_qpn, 1);
 	else if (why != UROCE_DROP_OK)
 		count_drop(net, why);
 }
 
-/* The datagrams waiting, at most budget of them (qp_lock held: taking a
- * datagram and handling it are one step, so that two receiving threads
- * never reorder a QP's packets): false when the socket failed. */
-static bool drain(struct uroce_context *ctx, uint8_t *buf, unsigned int budget)
+/* The datagrams waiting on ep's socket, at most budget of them
+ * (qp_lock held: taking a datagram and handling it are one step, so
+ * that two receiving threads never reorder a QP's packets): false when
+ * the socket failed. */
+static bool drain(struct uroce_context *ctx, const struct endpoint *ep,
+		  uint8_t *buf, unsigned int budget)
 {
 	struct uroce_net *net = ctx->net;
 
 	while (budget--) {
-		struct sockaddr_in src;
+		union uroce_sockaddr src;
 		struct iovec iov = { .iov_base = buf, .iov_len = RX_BYTES };
 		struct msghdr msg = { .msg_name = &src,
 				      .msg_namelen = sizeof(src),
 				      .msg_iov = &iov,
 				      .msg_iovlen = 1 };
-		ssize_t n = recvmsg(net->fd, &msg, MSG_DONTWAIT);
+		ssize_t n = recvmsg(ep->fd, &msg, MSG_DONTWAIT);
 
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR;
@@ -679,29 +860,29 @@ static bool drain(struct uroce_context *ctx, uint8_t *buf, unsigned int budget)
 			count_drop(net, UROCE_DROP_TOO_LONG);
 			continue;
 		}
-		handle(ctx, buf, (size_t)n, &src, false);
+		handle(ctx, ep, buf, (size_t)n, &src, false);
 	}
 	return true;
 }
 
-/* The same for the datagrams other contexts forwarded (qp_lock held). */
-static void drain_fwd(struct uroce_context *ctx, uint8_t *buf,
-		      unsigned int budget)
+/* The same for the datagrams other contexts forwarded to ep's name
+ * (qp_lock held). */
+static void drain_fwd(struct uroce_context *ctx, const struct endpoint *ep,
+		      uint8_t *buf, unsigned int budget)
 {
-	struct uroce_net *net = ctx->net;
-
 	while (budget--) {
 		struct fwd_hdr hdr;
 		struct iovec iov[2] = { { &hdr, sizeof(hdr) },
 					{ buf, RX_BYTES } };
 		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
-		ssize_t n = recvmsg(net->fwd_fd, &msg, MSG_DONTWAIT);
+		ssize_t n = recvmsg(ep->fwd_fd, &msg, MSG_DONTWAIT);
 
 		if (n < 0)
 			return;
-		if (n < (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_TRUNC))
+		if (n < (ssize_t)sizeof(hdr) || (msg.msg_flags & MSG_TRUNC) ||
+		    hdr.src.sa.sa_family != ep->addr.sa.sa_family)
 			continue;
-		handle(ctx, buf, (size_t)n - sizeof(hdr), &hdr.src, true);
+		handle(ctx, ep, buf, (size_t)n - sizeof(hdr), &hdr.src, true);
 	}
 }
 
@@ -712,9 +893,13 @@ void uroce_net_progress(struct uroce_context *ctx)
 	/* the progress thread is receiving: nothing to add */
 	if (pthread_mutex_trylock(&ctx->qp_lock))
 		return;
-	if (ctx->net) {
-		drain(ctx, buf, POLL_BUDGET);
-		drain_fwd(ctx, buf, POLL_BUDGET);
+	for (unsigned int i = 0; ctx->net && i < ctx->net->nep; i++) {
+		const struct endpoint *ep = &ctx->net->ep[i];
+
+		if (ep->fd < 0)
+			continue;
+		drain(ctx, ep, buf, POLL_BUDGET);
+		drain_fwd(ctx, ep, buf, POLL_BUDGET);
 	}
 	pthread_mutex_unlock(&ctx->qp_lock);
 }
@@ -747,15 +932,20 @@ static void *progress(void *arg)
 		return NULL;
 	}
 	for (;;) {
-		struct pollfd pfd[4] = {
-			{ .fd = net->fd, .events = POLLIN },
+		/* the stop pipe, the faults' timer (-1 without faults: poll
+		 * skips it, as an endpoint without a socket), then each
+		 * endpoint's socket and name */
+		struct pollfd pfd[2 + 2 * MAX_EPS] = {
 			{ .fd = net->stop_rd, .events = POLLIN },
-			{ .fd = net->fwd_fd, .events = POLLIN },
-			/* -1 without faults: poll skips it */
 			{ .fd = uroce_fault_timer_fd(net->fault), .events = POLLIN },
 		};
-		bool timers;
+		nfds_t nfds = 2;
+		bool timers, ok = true;
 
+		for (unsigned int i = 0; i < net->nep; i++) {
+			pfd[nfds++] = (struct pollfd){ .fd = net->ep[i].fd, .events = POLLIN };
+			pfd[nfds++] = (struct pollfd){ .fd = net->ep[i].fwd_fd, .events = POLLIN };
+		}
 		pthread_mutex_lock(&ctx->qp_lock);
 		timers = ctx->rc_qps != NULL;
 		pthread_mutex_unlock(&ctx->qp_lock);
@@ -764,28 +954,30 @@ static void *progress(void *arg)
 			uroce_req_timers(ctx);
 			pthread_mutex_unlock(&ctx->qp_lock);
 		}
-		if (poll(pfd, 4, timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1) < 0) {
+		if (poll(pfd, nfds, timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			sv_err("uroce: progress thread: poll: %s", strerror(errno));
 			break;
 		}
-		if (pfd[1].revents)
+		if (pfd[0].revents)
 			break;
-		if (pfd[3].revents)
+		if (pfd[1].revents)
 			uroce_fault_flush(net->fault);
-		if (pfd[0].revents || pfd[2].revents) {
-			bool ok;
+		for (unsigned int i = 0; ok && i < net->nep; i++) {
+			const struct endpoint *ep = &net->ep[i];
 
+			if (!pfd[2 + 2 * i].revents && !pfd[3 + 2 * i].revents)
+				continue;
 			pthread_mutex_lock(&ctx->qp_lock);
-			ok = drain(ctx, buf, THREAD_BUDGET);
-			drain_fwd(ctx, buf, THREAD_BUDGET);
+			ok = drain(ctx, ep, buf, THREAD_BUDGET);
+			drain_fwd(ctx, ep, buf, THREAD_BUDGET);
 			pthread_mutex_unlock(&ctx->qp_lock);
-			if (!ok) {
-				sv_err("uroce: progress thread: receive: %s",
-				       strerror(errno));
-				break;
-			}
+		}
+		if (!ok) {
+			sv_err("uroce: progress thread: receive: %s",
+			       strerror(errno));
+			break;
 		}
 	}
 	free(buf);
@@ -842,9 +1034,50 @@ static void free_held(struct uroce_net *net)
 	net->nheld = 0;
 }
 
+/* Close the endpoints' sockets, and give their names back when this
+ * process bound them */
+static void close_eps(struct uroce_net *net, bool unlink_names)
+{
+	for (unsigned int i = 0; i < net->nep; i++) {
+		fwd_release(&net->ep[i], unlink_names);
+		if (net->ep[i].fd >= 0)
+			close(net->ep[i].fd);
+		net->ep[i].fd = -1;
+	}
+}
+
+/* Every address's socket, one after the other (so that contexts that
+ * start alike take alike places in every group, and their QPNs' slot
+ * is their index in all): the first must open, the others may not. */
+static int open_sockets(struct uroce_net *net)
+{
+	int ret = open_socket(&net->ep[0], true);
+
+	for (unsigned int i = 1; !ret && i < net->nep; i++)
+		(void)open_socket(&net->ep[i], false);
+	return ret;
+}
+
+/* "a, b and c": the addresses with a socket, for the log */
+static void eps_text(const struct uroce_net *net, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < net->nep && n < cap; i++) {
+		char ip[UROCE_SA_STRLEN];
+
+		if (net->ep[i].fd < 0)
+			continue;
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "",
+				      uroce_sa_str(&net->ep[i].addr, ip));
+	}
+}
+
 int uroce_net_start(struct uroce_context *ctx)
 {
 	struct uroce_net *net;
+	char addrs[256];
 	int ret;
 
 	if (ctx->net)
@@ -853,16 +1086,16 @@ int uroce_net_start(struct uroce_context *ctx)
 	if (!net)
 		return ENOMEM;
 	net->held_tail = &net->held;
-	ret = first_ipv4(ctx, &net->addr);
+	ret = list_addrs(ctx, net);
 	if (ret)
 		goto err_free;
 	if (getrandom(net->nonce, sizeof(net->nonce), 0) != sizeof(net->nonce)) {
 		ret = errno ? errno : EIO;
 		goto err_free;
 	}
-	ret = open_socket(net);
+	ret = open_sockets(net);
 	if (ret)
-		goto err_free;
+		goto err_close;
 	ret = probe_slot(net);
 	if (ret)
 		goto err_close;
@@ -875,20 +1108,19 @@ int uroce_net_start(struct uroce_context *ctx)
 		sv_err("uroce: progress thread: %s", strerror(ret));
 		uroce_fault_free(net->fault);
 		uroce_pcap_close(net->pcap);
-		unlink(net->fwd_name.sun_path);
-		close(net->fwd_fd);
 		goto err_close;
 	}
-	sv_info("uroce: %s: UDP %s:%d, place %u in its group", ctx->netdev,
-		inet_ntoa(net->addr.sin_addr), UROCE_UDP_PORT, net->slot);
+	eps_text(net, addrs, sizeof(addrs));
+	sv_info("uroce: %s: UDP port %d on %s, place %u in its group", ctx->netdev,
+		UROCE_UDP_PORT, addrs, net->slot);
 	/* before anything the thread receives (it waits for qp_lock) */
 	for (struct held *h = net->held; h; h = h->next)
-		handle(ctx, h->data, h->len, &h->src, false);
+		handle(ctx, &net->ep[0], h->data, h->len, &h->src, false);
 	free_held(net);
 	return 0;
 
 err_close:
-	close(net->fd);
+	close_eps(net, true);
 err_free:
 	free_held(net);
 	free(net);
@@ -935,7 +1167,6 @@ void uroce_net_stop(struct uroce_context *ctx)
 			sv_err("uroce: stopping the progress thread: %s",
 			       strerror(errno));
 		pthread_join(net->thread, NULL);
-		unlink(net->fwd_name.sun_path);
 	}
 	/* what is still delayed or held goes out (not from a forked
 	 * child: its parent sends them) */
@@ -943,10 +1174,11 @@ void uroce_net_stop(struct uroce_context *ctx)
 	log_summary(ctx);
 	uroce_fault_free(net->fault);
 	uroce_pcap_close(net->pcap);
-	close(net->fwd_fd);
+	/* the names are the process's that bound them, not a forked
+	 * child's */
+	close_eps(net, net->pid == getpid());
 	close(net->stop_rd);
 	close(net->stop_wr);
-	close(net->fd);
 	free(net);
 	ctx->net = NULL;
 }

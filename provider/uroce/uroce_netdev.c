@@ -15,6 +15,7 @@
 #include <ifaddrs.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -154,27 +155,80 @@ static bool of_netdev(const struct ifaddrs *ifa, const char *name)
 	       (ifa->ifa_name[len] == '\0' || ifa->ifa_name[len] == ':');
 }
 
-/* Append gid unless the table has it. 0, or -ENOSPC when full. */
-static int gid_add(union ibv_gid *gids, size_t *n, size_t max,
-		   const union ibv_gid *gid)
+/* Append a unless the list has it. 0, or -ENOSPC when full. */
+static int addr_add(union uroce_sockaddr *addrs, size_t *n, size_t max,
+		    const union uroce_sockaddr *a)
 {
 	for (size_t i = 0; i < *n; i++)
-		if (!memcmp(&gids[i], gid, sizeof(*gid)))
+		if (uroce_sa_same_ip(&addrs[i], a))
 			return 0;
 	if (*n == max)
 		return -ENOSPC;
-	gids[(*n)++] = *gid;
+	addrs[(*n)++] = *a;
 	return 0;
 }
+
+ssize_t uroce_netdev_addrs(const struct uroce_netdev *nd,
+			   union uroce_sockaddr *addrs, size_t max)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	struct ifaddrs *all;
+	size_t n = 0;
+	int ret = 0;
+
+	if (getifaddrs(&all))
+		return -errno;
+	/* all IPv4 addresses first, then IPv6 (the kernel's
+	 * enum_netdev_ipv4_ips, then enum_netdev_ipv6_ips) */
+	for (size_t f = 0; !ret && f < sizeof(families) / sizeof(families[0]);
+	     f++) {
+		for (struct ifaddrs *ifa = all; !ret && ifa; ifa = ifa->ifa_next) {
+			union uroce_sockaddr a;
+
+			if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != families[f] ||
+			    !of_netdev(ifa, nd->name))
+				continue;
+			memset(&a, 0, sizeof(a));
+			if (families[f] == AF_INET) {
+				memcpy(&a.sin, ifa->ifa_addr, sizeof(a.sin));
+				a.sin.sin_port = htons(UROCE_UDP_PORT);
+			} else {
+				union ibv_gid gid;
+
+				memcpy(gid.raw, &((const struct sockaddr_in6 *)
+						  ifa->ifa_addr)->sin6_addr, 16);
+				uroce_sa_of_gid(&gid, nd->ifindex, &a);
+			}
+			ret = addr_add(addrs, &n, max, &a);
+		}
+	}
+	freeifaddrs(all);
+	/* a full list keeps what fits, as the kernel's GID table does */
+	return (ssize_t)n;
+}
+
+/* Append gid unless the table has it. */
+static void gid_add(union ibv_gid *gids, size_t *n, size_t max,
+		    const union ibv_gid *gid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!memcmp(&gids[i], gid, sizeof(*gid)))
+			return;
+	if (*n < max)
+		gids[(*n)++] = *gid;
+}
+
+/* the GID table holds at most this many entries (and the interface
+ * as many addresses) */
+#define MAX_ADDRS 64
 
 ssize_t uroce_gid_table(const struct uroce_netdev *nd, union ibv_gid *gids,
 			size_t max)
 {
-	static const int families[] = { AF_INET, AF_INET6 };
-	struct ifaddrs *all;
+	union uroce_sockaddr addrs[MAX_ADDRS];
 	union ibv_gid gid;
 	size_t n = 0;
-	int ret = 0;
+	ssize_t na;
 
 	/* the default GID: the link-local prefix and the MAC's EUI-64 */
 	memset(&gid, 0, sizeof(gid));
@@ -184,34 +238,78 @@ ssize_t uroce_gid_table(const struct uroce_netdev *nd, union ibv_gid *gids,
 		return 0;
 	gids[n++] = gid;
 
-	if (getifaddrs(&all))
-		return -errno;
-	/* all IPv4 addresses first, then IPv6 (the kernel's
-	 * enum_netdev_ipv4_ips, then enum_netdev_ipv6_ips) */
-	for (size_t f = 0; !ret && f < sizeof(families) / sizeof(families[0]);
-	     f++) {
-		for (struct ifaddrs *ifa = all; !ret && ifa; ifa = ifa->ifa_next) {
-			if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != families[f] ||
-			    !of_netdev(ifa, nd->name))
-				continue;
-			memset(&gid, 0, sizeof(gid));
-			if (families[f] == AF_INET) {
-				const struct sockaddr_in *sin =
-					(const struct sockaddr_in *)ifa->ifa_addr;
-
-				gid.raw[10] = 0xff;
-				gid.raw[11] = 0xff;
-				memcpy(&gid.raw[12], &sin->sin_addr, 4);
-			} else {
-				const struct sockaddr_in6 *sin6 =
-					(const struct sockaddr_in6 *)ifa->ifa_addr;
-
-				memcpy(gid.raw, &sin6->sin6_addr, 16);
-			}
-			ret = gid_add(gids, &n, max, &gid);
+	na = uroce_netdev_addrs(nd, addrs, MAX_ADDRS);
+	if (na < 0)
+		return na;
+	for (ssize_t i = 0; i < na; i++) {
+		memset(&gid, 0, sizeof(gid));
+		if (addrs[i].sa.sa_family == AF_INET) {
+			gid.raw[10] = 0xff;
+			gid.raw[11] = 0xff;
+			memcpy(&gid.raw[12], &addrs[i].sin.sin_addr, 4);
+		} else {
+			memcpy(gid.raw, &addrs[i].sin6.sin6_addr, 16);
 		}
+		/* a full table keeps what fits, as the kernel's does */
+		gid_add(gids, &n, max, &gid);
 	}
-	freeifaddrs(all);
-	/* a full table keeps what fits, as the kernel's does */
 	return (ssize_t)n;
+}
+
+/* ---- addresses ------------------------------------------------------------ */
+
+void uroce_sa_of_gid(const union ibv_gid *gid, unsigned int ifindex,
+		     union uroce_sockaddr *sa)
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+	memset(sa, 0, sizeof(*sa));
+	if (!memcmp(gid->raw, v4, sizeof(v4))) {
+		sa->sin.sin_family = AF_INET;
+		sa->sin.sin_port = htons(UROCE_UDP_PORT);
+		memcpy(&sa->sin.sin_addr, gid->raw + 12, 4);
+		return;
+	}
+	sa->sin6.sin6_family = AF_INET6;
+	sa->sin6.sin6_port = htons(UROCE_UDP_PORT);
+	memcpy(&sa->sin6.sin6_addr, gid->raw, 16);
+	/* fe80::/10 means nothing without the link it is on */
+	if (IN6_IS_ADDR_LINKLOCAL(&sa->sin6.sin6_addr))
+		sa->sin6.sin6_scope_id = ifindex;
+}
+
+socklen_t uroce_sa_len(const union uroce_sockaddr *sa)
+{
+	return sa->sa.sa_family == AF_INET6 ? sizeof(sa->sin6) : sizeof(sa->sin);
+}
+
+bool uroce_sa_same_ip(const union uroce_sockaddr *a,
+		      const union uroce_sockaddr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET6)
+		return !memcmp(&a->sin6.sin6_addr, &b->sin6.sin6_addr, 16);
+	return a->sin.sin_addr.s_addr == b->sin.sin_addr.s_addr;
+}
+
+const char *uroce_sa_str(const union uroce_sockaddr *sa, char *buf)
+{
+	char ifname[IF_NAMESIZE];
+	size_t n;
+
+	if (sa->sa.sa_family != AF_INET6) {
+		inet_ntop(AF_INET, &sa->sin.sin_addr, buf, UROCE_SA_STRLEN);
+		return buf;
+	}
+	inet_ntop(AF_INET6, &sa->sin6.sin6_addr, buf, UROCE_SA_STRLEN);
+	n = strlen(buf);
+	if (sa->sin6.sin6_scope_id) {
+		if (if_indextoname(sa->sin6.sin6_scope_id, ifname))
+			snprintf(buf + n, UROCE_SA_STRLEN - n, "%%%s", ifname);
+		else
+			snprintf(buf + n, UROCE_SA_STRLEN - n, "%%%u",
+				 sa->sin6.sin6_scope_id);
+	}
+	return buf;
 }

@@ -6,8 +6,10 @@
  *
  * A UDP socket sees neither IP nor UDP header, so each record gets
  * synthesized ones in front of the BTH: IPv4 (DF, TTL 64, ID 0 — the
- * ID rxe sent is not known to the receiver), UDP with checksum 0 (as
- * RoCE v2 sends), the link type LINKTYPE_RAW. Wireshark's InfiniBand
+ * ID rxe sent is not known to the receiver) or IPv6 (hop limit 64,
+ * traffic class and flow label 0), UDP with checksum 0 (as rxe sends
+ * over both), the link type LINKTYPE_RAW (whose packets may be of
+ * either version). Wireshark's InfiniBand
  * dissector takes UDP port 4791 as RoCE v2.
  *
  * Not captured: the probes a starting context sends itself to learn
@@ -37,6 +39,7 @@
 #define LINKTYPE_RAW 101
 #define SNAPLEN 65535
 #define IP_HDR_BYTES 20
+#define IP6_HDR_BYTES 40
 #define UDP_HDR_BYTES 8
 
 struct uroce_pcap {
@@ -139,44 +142,74 @@ static uint16_t ip_checksum(const uint8_t *h, size_t len)
 	return (uint16_t)~sum;
 }
 
-void uroce_pcap_write(struct uroce_pcap *pc, const struct sockaddr_in *src,
-		      const struct sockaddr_in *dst, const uint8_t *pkt,
+/* The IP and UDP headers in front of a packet: an IPv4 header as the
+ * socket sends it (DF, ID 0, TTL 64, with its checksum), or an IPv6 one
+ * (hop limit 64, traffic class and flow label 0), and a UDP header with
+ * checksum 0, as sent. Their length. */
+static size_t ipudp_hdr(uint8_t *hdr, const union uroce_sockaddr *src,
+			const union uroce_sockaddr *dst, size_t len)
+{
+	size_t udp_len = UDP_HDR_BYTES + len;
+	uint8_t *udp;
+	uint16_t csum;
+
+	if (src->sa.sa_family == AF_INET6) {
+		hdr[0] = 0x60;                  /* IPv6 */
+		hdr[4] = (uint8_t)(udp_len >> 8);
+		hdr[5] = (uint8_t)udp_len;
+		hdr[6] = IPPROTO_UDP;
+		hdr[7] = 64;                    /* hop limit */
+		memcpy(hdr + 8, &src->sin6.sin6_addr, 16);
+		memcpy(hdr + 24, &dst->sin6.sin6_addr, 16);
+		udp = hdr + IP6_HDR_BYTES;
+	} else {
+		size_t total = IP_HDR_BYTES + udp_len;
+
+		hdr[0] = 0x45;                  /* IPv4, 20 bytes */
+		hdr[2] = (uint8_t)(total >> 8);
+		hdr[3] = (uint8_t)total;
+		hdr[6] = 0x40;                  /* DF */
+		hdr[8] = 64;                    /* TTL */
+		hdr[9] = IPPROTO_UDP;
+		memcpy(hdr + 12, &src->sin.sin_addr, 4);
+		memcpy(hdr + 16, &dst->sin.sin_addr, 4);
+		csum = ip_checksum(hdr, IP_HDR_BYTES);
+		hdr[10] = (uint8_t)(csum >> 8);
+		hdr[11] = (uint8_t)csum;
+		udp = hdr + IP_HDR_BYTES;
+	}
+	/* the ports sit at one place in both families */
+	memcpy(udp, &src->sin.sin_port, 2);
+	memcpy(udp + 2, &dst->sin.sin_port, 2);
+	udp[4] = (uint8_t)(udp_len >> 8);
+	udp[5] = (uint8_t)udp_len;
+	return (size_t)(udp + UDP_HDR_BYTES - hdr);
+}
+
+void uroce_pcap_write(struct uroce_pcap *pc, const union uroce_sockaddr *src,
+		      const union uroce_sockaddr *dst, const uint8_t *pkt,
 		      size_t len)
 {
-	uint8_t hdr[IP_HDR_BYTES + UDP_HDR_BYTES] = { 0 };
-	size_t total = sizeof(hdr) + len;
+	uint8_t hdr[IP6_HDR_BYTES + UDP_HDR_BYTES] = { 0 };
+	size_t hlen, total, incl;
 	struct pcap_rec_hdr rh;
 	struct timeval tv;
-	uint16_t csum;
 	struct iovec iov[3];
-	size_t incl = total > SNAPLEN ? SNAPLEN : total;
 	ssize_t n;
 
 	if (!pc)
 		return;
+	hlen = ipudp_hdr(hdr, src, dst, len);
+	total = hlen + len;
+	incl = total > SNAPLEN ? SNAPLEN : total;
 	gettimeofday(&tv, NULL);
 	rh.ts_sec = (uint32_t)tv.tv_sec;
 	rh.ts_usec = (uint32_t)tv.tv_usec;
 	rh.incl_len = (uint32_t)incl;
 	rh.orig_len = (uint32_t)total;
-	hdr[0] = 0x45;                          /* IPv4, 20 bytes */
-	hdr[2] = (uint8_t)(total >> 8);
-	hdr[3] = (uint8_t)total;
-	hdr[6] = 0x40;                          /* DF */
-	hdr[8] = 64;                            /* TTL */
-	hdr[9] = IPPROTO_UDP;
-	memcpy(hdr + 12, &src->sin_addr, 4);
-	memcpy(hdr + 16, &dst->sin_addr, 4);
-	csum = ip_checksum(hdr, IP_HDR_BYTES);
-	hdr[10] = (uint8_t)(csum >> 8);
-	hdr[11] = (uint8_t)csum;
-	memcpy(hdr + 20, &src->sin_port, 2);
-	memcpy(hdr + 22, &dst->sin_port, 2);
-	hdr[24] = (uint8_t)((total - IP_HDR_BYTES) >> 8);
-	hdr[25] = (uint8_t)(total - IP_HDR_BYTES);
 	iov[0] = (struct iovec){ &rh, sizeof(rh) };
-	iov[1] = (struct iovec){ hdr, sizeof(hdr) };
-	iov[2] = (struct iovec){ (void *)pkt, incl - sizeof(hdr) };
+	iov[1] = (struct iovec){ hdr, hlen };
+	iov[2] = (struct iovec){ (void *)pkt, incl - hlen };
 
 	pthread_mutex_lock(&pc->lock);
 	if (pc->fd < 0)

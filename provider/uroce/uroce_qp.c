@@ -100,7 +100,7 @@ static int check_path_mtu(struct uroce_qp *qp, enum ibv_mtu mtu)
 }
 
 static int check_values(struct uroce_qp *qp, const struct ibv_qp_attr *a,
-			int mask, struct sockaddr_in *peer)
+			int mask, struct uroce_route *peer)
 {
 	if ((mask & IBV_QP_PORT) && a->port_num != 1)
 		return bad(qp, "port_num", a->port_num);
@@ -228,7 +228,7 @@ static void qp_reset(struct uroce_qp *qp)
 /* ---- modify, query ------------------------------------------------------ */
 
 static void apply(struct uroce_qp *qp, const struct ibv_qp_attr *a, int mask,
-		  const struct sockaddr_in *peer)
+		  const struct uroce_route *peer)
 {
 	struct ibv_qp_attr *q = &qp->attr;
 
@@ -283,7 +283,7 @@ int uroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
 	struct uroce_qp *qp = to_uroce_qp(ibqp);
-	struct sockaddr_in peer = { 0 };
+	struct uroce_route peer = { 0 };
 	int cur, next, ret;
 
 	/* the values first, without the QP's lock: resolving an AV takes

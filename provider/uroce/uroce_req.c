@@ -130,7 +130,7 @@ static uint32_t npkts_of(const struct uroce_qp *qp, uint32_t len)
 }
 
 struct ud_dest {
-	const struct sockaddr_in *dst;
+	const struct uroce_route *route;
 	uint32_t qpn, qkey;
 };
 
@@ -170,7 +170,7 @@ static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
 	len = uroce_build(buf, sizeof(buf), &pkt, w->data + off, plen);
 	if (len < 0)
 		return -len;
-	return uroce_net_send(qp->ctx, ud ? ud->dst : &qp->peer, buf, (size_t)len);
+	return uroce_net_send(qp->ctx, ud ? ud->route : &qp->peer, buf, (size_t)len);
 }
 
 /* Send all of w's packets (UC; the QP's lock held). */
@@ -408,7 +408,7 @@ static int send_ud(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	struct uroce_ah *ah = to_uroce_ah(wr->wr.ud.ah);
 	/* a Q_Key with the top bit set means the QP's (IBTA 10.2.5) */
 	struct ud_dest ud = {
-		.dst = &ah->dst,
+		.route = &ah->route,
 		.qpn = wr->wr.ud.remote_qpn,
 		.qkey = (int32_t)wr->wr.ud.remote_qkey < 0 ? qp->attr.qkey :
 							     wr->wr.ud.remote_qkey,

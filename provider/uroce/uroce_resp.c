@@ -248,22 +248,38 @@ static uint16_t ip_csum(const uint8_t *p, size_t len)
 	return (uint16_t)~sum;
 }
 
+/* The GRH of a UD receive: rxe copies the packet's IP header, IPv4
+ * behind 20 zero bytes, IPv6 in all 40. A UDP socket shows the
+ * addresses, not the rest: the sender's TTL (hop limit), TOS (traffic
+ * class), flow label and IPv4 ID are taken as 64, 0, 0 and 0. */
 static void grh_of(uint8_t *grh, const struct uroce_pkt *pkt,
-		   const struct sockaddr_in *src, in_addr_t dst)
+		   const union uroce_sockaddr *src,
+		   const union uroce_sockaddr *dst)
 {
 	uint8_t *ip = grh + 20;
-	uint16_t tot = UROCE_IP4_BYTES + UROCE_UDP_BYTES + pkt->pkt_len;
+	uint16_t udp_len = UROCE_UDP_BYTES + pkt->pkt_len;
+	uint16_t tot = UROCE_IP4_BYTES + udp_len;
 	uint16_t sum;
 
 	memset(grh, 0, UROCE_GRH_BYTES);
+	if (src->sa.sa_family == AF_INET6) {
+		grh[0] = 0x60;
+		grh[4] = (uint8_t)(udp_len >> 8);
+		grh[5] = (uint8_t)udp_len;
+		grh[6] = 17;
+		grh[7] = 64;
+		memcpy(grh + 8, &src->sin6.sin6_addr, 16);
+		memcpy(grh + 24, &dst->sin6.sin6_addr, 16);
+		return;
+	}
 	ip[0] = 0x45;
 	ip[2] = (uint8_t)(tot >> 8);
 	ip[3] = (uint8_t)tot;
 	ip[6] = 0x40; /* DF */
 	ip[8] = 64;
 	ip[9] = 17;
-	memcpy(ip + 12, &src->sin_addr, 4);
-	memcpy(ip + 16, &dst, 4);
+	memcpy(ip + 12, &src->sin.sin_addr, 4);
+	memcpy(ip + 16, &dst->sin.sin_addr, 4);
 	sum = ip_csum(ip, UROCE_IP4_BYTES);
 	ip[10] = (uint8_t)(sum >> 8);
 	ip[11] = (uint8_t)sum;
@@ -272,7 +288,8 @@ static void grh_of(uint8_t *grh, const struct uroce_pkt *pkt,
 static bool take_wqe(struct uroce_qp *qp);
 
 static void ud_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
-		       const struct sockaddr_in *src)
+		       const union uroce_sockaddr *src,
+		       const union uroce_sockaddr *dst)
 {
 	uint8_t grh[UROCE_GRH_BYTES];
 	struct ibv_wc wc = { .opcode = IBV_WC_RECV, .wc_flags = IBV_WC_GRH };
@@ -281,7 +298,7 @@ static void ud_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
 	if (pkt->deth.qkey != qp->attr.qkey || !take_wqe(qp))
 		return;
 	w = cur_wqe(qp);
-	grh_of(grh, pkt, src, uroce_net_addr(qp->ctx));
+	grh_of(grh, pkt, src, dst);
 	wc.status = scatter(qp, w, 0, grh, sizeof(grh));
 	if (wc.status == IBV_WC_SUCCESS)
 		wc.status = scatter(qp, w, sizeof(grh), pkt->payload,
@@ -664,17 +681,18 @@ static void uc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 }
 
 void uroce_resp_request(struct uroce_qp *qp, const struct uroce_pkt *pkt,
-			const struct sockaddr_in *src)
+			const union uroce_sockaddr *src,
+			const union uroce_sockaddr *dst)
 {
 	enum ibv_qp_type type = qp->core.qp.qp_type;
 
 	if (qp->attr.qp_state != IBV_QPS_RTR && qp->attr.qp_state != IBV_QPS_RTS)
 		return;
 	if (type == IBV_QPT_UD) {
-		ud_request(qp, pkt, src);
+		ud_request(qp, pkt, src, dst);
 		return;
 	}
-	if (src->sin_addr.s_addr != qp->peer.sin_addr.s_addr)
+	if (!uroce_sa_same_ip(src, &qp->peer.dst))
 		return;
 	if (type == IBV_QPT_RC)
 		rc_request(qp, pkt);
