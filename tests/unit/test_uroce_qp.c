@@ -4,7 +4,9 @@
  * send/receive with the GRH in front, RC SEND, RDMA WRITE, READ and
  * atomics checked byte for byte, a WRITE outside the peer's MR, an SRQ
  * shared by two QPs, and the SO_REUSEPORT demultiplexer: two contexts and two processes each get their own
- * QPs' packets. */
+ * QPs' packets. The data and demultiplexer tests run a second time over
+ * lo's ::1 (RoCE v2 over UDP/IPv6), in a network namespace of their own
+ * when root. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -18,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +43,11 @@ struct end {
 
 static struct ibv_device **dev_list;
 
+/* The GID the tests send from and to: lo's ::ffff:127.0.0.1 (index 1),
+ * or in the IPv6 tcase its ::1 (found at open_end) */
+static bool over_ipv6;
+static uint8_t lo_gid_index = 1;
+
 /* uroce0 over lo, or NULL when this host has no lo (the test skips) */
 static struct ibv_device *uroce0(void)
 {
@@ -55,6 +64,34 @@ static struct ibv_device *uroce0(void)
 	return NULL;
 }
 
+/* The index of ::1 in ctx's GID table, or -1 */
+static int ipv6_lo_index(struct ibv_context *ctx)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid gid, lo = { .raw = { [15] = 1 } };
+
+	ck_assert_int_eq(ibv_query_port(ctx, 1, &pa), 0);
+	for (int i = 0; i < pa.gid_tbl_len; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, &lo, sizeof(gid)))
+			return i;
+	return -1;
+}
+
+static void skip_no_ipv6(void)
+{
+	char v[16] = "?";
+	FILE *f = fopen("/proc/sys/net/ipv6/conf/lo/disable_ipv6", "r");
+
+	if (f) {
+		if (!fgets(v, sizeof(v), f))
+			v[0] = '\0';
+		v[strcspn(v, "\n")] = '\0';
+		fclose(f);
+	}
+	check_skip("lo has no ::1 (net.ipv6.conf.lo.disable_ipv6 = %s, or no IPv6 in this kernel): no RoCE v2 over IPv6 to test",
+		   f ? v : "(no such sysctl)");
+}
+
 static bool open_end(struct end *e)
 {
 	struct ibv_device *dev = uroce0();
@@ -66,6 +103,16 @@ static bool open_end(struct end *e)
 	}
 	e->ctx = ibv_open_device(dev);
 	ck_assert_ptr_nonnull(e->ctx);
+	if (over_ipv6) {
+		int i = ipv6_lo_index(e->ctx);
+
+		if (i < 0) {
+			ck_assert_int_eq(ibv_close_device(e->ctx), 0);
+			skip_no_ipv6();
+			return false;
+		}
+		lo_gid_index = (uint8_t)i;
+	}
 	e->pd = ibv_alloc_pd(e->ctx);
 	ck_assert_ptr_nonnull(e->pd);
 	e->cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
@@ -130,15 +177,17 @@ static int state_of(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
-/* GID index 1 of lo: ::ffff:127.0.0.1 */
+/* From lo to lo: GID index 1, ::ffff:127.0.0.1, or ::1 over IPv6 */
 static struct ibv_ah_attr av_lo(void)
 {
 	struct ibv_ah_attr av = { .is_global = 1, .port_num = 1 };
 
-	av.grh.sgid_index = 1;
+	av.grh.sgid_index = lo_gid_index;
 	av.grh.hop_limit = 64;
-	av.grh.dgid.raw[10] = av.grh.dgid.raw[11] = 0xff;
-	av.grh.dgid.raw[12] = 127;
+	if (!over_ipv6) {
+		av.grh.dgid.raw[10] = av.grh.dgid.raw[11] = 0xff;
+		av.grh.dgid.raw[12] = 127;
+	}
 	av.grh.dgid.raw[15] = 1;
 	return av;
 }
@@ -415,11 +464,26 @@ static void ud_send(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t qpn,
 	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
 }
 
-static void check_grh(const uint8_t *grh)
+/* The GRH of a UD message of len bytes with immediate: rxe's, the IPv4
+ * header behind 20 zero bytes, or the whole IPv6 header */
+static void check_grh(const uint8_t *grh, uint32_t len)
 {
 	static const uint8_t zero[20];
+	/* UDP, BTH, DETH, ImmDt, the payload padded to 4, ICRC */
+	uint32_t udp_len = 8 + 12 + 8 + 4 + ((len + 3) & ~3u) + 4;
 
+	if (over_ipv6) {
+		static const uint8_t lo6[16] = { [15] = 1 };
+
+		ck_assert_uint_eq(grh[0] >> 4, 6);
+		ck_assert_uint_eq((uint32_t)grh[4] << 8 | grh[5], udp_len);
+		ck_assert_uint_eq(grh[6], 17);           /* next header: UDP */
+		ck_assert_mem_eq(grh + 8, lo6, 16);      /* from ::1 */
+		ck_assert_mem_eq(grh + 24, lo6, 16);     /* to ::1 */
+		return;
+	}
 	ck_assert_mem_eq(grh, zero, 20);
+	ck_assert_uint_eq((uint32_t)grh[22] << 8 | grh[23], 20 + udp_len);
 	ck_assert_uint_eq(grh[20], 0x45); /* the IPv4 header */
 	ck_assert_uint_eq(grh[20 + 9], 17);
 	ck_assert_uint_eq(grh[20 + 12], 127); /* from 127.0.0.1 */
@@ -435,10 +499,11 @@ START_TEST(ud_send_recv_with_grh)
 	struct ibv_mr *mr;
 	struct ibv_wc wc, got[2];
 	static uint8_t out[LEN], in[40 + LEN + 8];
-	struct ibv_ah_attr av = av_lo();
+	struct ibv_ah_attr av;
 
 	if (!open_end(&e))
 		return;
+	av = av_lo();
 	a = make_qp(&e, IBV_QPT_UD);
 	b = make_qp(&e, IBV_QPT_UD);
 	ck_assert_ptr_nonnull(a);
@@ -474,7 +539,7 @@ START_TEST(ud_send_recv_with_grh)
 	ck_assert(wc.wc_flags & IBV_WC_GRH);
 	ck_assert(wc.wc_flags & IBV_WC_WITH_IMM);
 	ck_assert_uint_eq(be32toh(wc.imm_data), 0xabcd);
-	check_grh(in);
+	check_grh(in, LEN);
 	ck_assert_mem_eq(in + 40, out, LEN);
 	ck_assert_uint_eq(in[40 + LEN], 0xee); /* nothing past the message */
 
@@ -989,10 +1054,11 @@ struct ud_end {
 
 static bool ud_open(struct ud_end *u)
 {
-	struct ibv_ah_attr av = av_lo();
+	struct ibv_ah_attr av;
 
 	if (!open_end(&u->e))
 		return false;
+	av = av_lo();
 	u->e.qp = make_qp(&u->e, IBV_QPT_UD);
 	ck_assert_ptr_nonnull(u->e.qp);
 	to_init(u->e.qp);
@@ -1389,6 +1455,89 @@ START_TEST(another_user_is_refused)
 }
 END_TEST
 
+/* ---- over IPv6 -------------------------------------------------------------------- */
+
+/* The IPv6 tcase's fixture (in the test's child): over ::1, and when
+ * root in a network namespace of its own (lo up, which gives it ::1),
+ * so that its sockets share no group with other tests' */
+static bool isolated;
+
+static void ipv6_setup(void)
+{
+	over_ipv6 = true;
+	if (geteuid() == 0 && !unshare(CLONE_NEWNET)) {
+		struct ifreq ifr;
+		int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+		ck_assert_int_ge(fd, 0);
+		memset(&ifr, 0, sizeof(ifr));
+		strcpy(ifr.ifr_name, "lo");
+		ck_assert_int_eq(ioctl(fd, SIOCGIFFLAGS, &ifr), 0);
+		ifr.ifr_flags |= IFF_UP;
+		ck_assert_int_eq(ioctl(fd, SIOCSIFFLAGS, &ifr), 0);
+		close(fd);
+		isolated = true;
+	}
+}
+
+/* AVs over IPv6 that cannot be sent: an sgid and a dgid of two IP
+ * versions (EINVAL), and ::1 where another socket, without
+ * SO_REUSEPORT, holds UDP 4791 (EADDRINUSE, as the IPv4 address's
+ * holder makes ibv_create_qp fail; here the context still opens, on
+ * 127.0.0.1) */
+START_TEST(ipv6_refusals)
+{
+	struct sockaddr_in6 six = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(UROCE_UDP_PORT),
+				    .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct ibv_ah_attr av;
+	struct ibv_qp_attr a;
+	struct end e;
+	int fd, mask;
+
+	if (!open_end(&e))
+		return;
+	av = av_lo();
+	memset(av.grh.dgid.raw, 0, 16);
+	av.grh.dgid.raw[10] = av.grh.dgid.raw[11] = 0xff;  /* ::ffff:127.0.0.1 */
+	av.grh.dgid.raw[12] = 127;
+	av.grh.dgid.raw[15] = 1;
+	ck_assert_ptr_null(ibv_create_ah(e.pd, &av));
+	ck_assert_int_eq(errno, EINVAL);
+	av = av_lo();
+	av.grh.sgid_index = 1;                              /* 127.0.0.1 to ::1 */
+	ck_assert_ptr_null(ibv_create_ah(e.pd, &av));
+	ck_assert_int_eq(errno, EINVAL);
+	if (!isolated) {
+		close_end(&e);
+		check_skip("not root: no network namespace of its own to hold [::1]:4791 in");
+		return;
+	}
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&six, sizeof(six)), 0);
+	e.qp = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(e.qp);
+	to_init(e.qp);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.ah_attr = av_lo();
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = e.qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	ck_assert_int_eq(ibv_modify_qp(e.qp, &a, mask), EADDRINUSE);
+	ck_assert_int_eq(state_of(e.qp), IBV_QPS_INIT);
+	av = av_lo();
+	ck_assert_ptr_null(ibv_create_ah(e.pd, &av));
+	ck_assert_int_eq(errno, EADDRINUSE);
+	close_end(&e);
+	close(fd);
+}
+END_TEST
+
 static Suite *make_uroce_qp_suite(void)
 {
 	Suite *s = suite_create("uroce_qp");
@@ -1424,6 +1573,18 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, packets_during_a_join_still_get_their_own);
 	tcase_add_test(tc, bad_packets_are_counted_and_dropped);
 	tcase_add_test(tc, another_user_is_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ipv6");
+	tcase_set_timeout(tc, 20);
+	tcase_add_checked_fixture(tc, ipv6_setup, NULL);
+	tcase_add_test(tc, ud_send_recv_with_grh);
+	tcase_add_test(tc, rc_send_and_write);
+	tcase_add_test(tc, rc_read);
+	tcase_add_test(tc, rc_atomics);
+	tcase_add_test(tc, two_contexts_each_get_their_own);
+	tcase_add_test(tc, a_socket_that_moved_still_gets_its_own);
+	tcase_add_test(tc, ipv6_refusals);
 	suite_add_tcase(s, tc);
 	return s;
 }
