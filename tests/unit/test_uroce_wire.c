@@ -636,12 +636,21 @@ static const char *const icrc_v4[] = {
  *     IPv6(src="::1",dst="::1")/UDP(sport=0xc000,dport=4791,chksum=0)/BTH(opcode=0x12,dqpn=0x000102,psn=7,icrc=0)/Raw(bytes.fromhex("000000030102030405060708")),
  *     IPv6(src="2001:db8::1",dst="2001:db8::2")/UDP(sport=0xc001,dport=4791,chksum=0)/BTH(opcode=0x65,dqpn=0x000203,psn=1,solicited=1,icrc=0)/Raw(bytes.fromhex("11111111000000ffcafef00d")+bytes(range(16)))]:
  *     b=bytearray(raw(p)); b[-4:]=icrc6(p); print(bytes(b).hex())'
+ *
+ * The fifth is a packet off the wire: an RC RDMA READ REQUEST that uroce
+ * sent over lo's ::1 (ib_read_bw -x 2 on uroce0, in a fresh network
+ * namespace on this host's 6.18 kernel), as `tcpdump -i lo` captured it,
+ * with the IPv6 header the kernel wrote: flow label 0x525bc (the
+ * kernel's automatic one), hop limit 64, UDP checksum 0 (the socket's
+ * UDP_NO_CHECK6_TX). tests/integration/roce_icrc_check.py (zlib, the
+ * rules above) finds its ICRC right.
  */
 static const char *const icrc_v6[] = {
 	"61a1234500241140fe800000000000000000000000000001fe800000000000000000000000000002c12312b7002400000400ffff000000118012345668656c6c6f20776f726c6421d5f1586d",
 	"600000000030110120010db800000000000000000000001020010db8000000000000000000000020d00012b7003000000a30ffffc0abcdef00ffffff00007f0012345678cafebabe00000005616263646500000017055315",
 	"60000000002411400000000000000000000000000000000100000000000000000000000000000001c00012b7002400001200ffff0000010200000007000000030102030405060708dfaf6a38",
 	"600000000034114020010db800000000000000000000000120010db8000000000000000000000002c00112b7003400006580ffff000002030000000111111111000000ffcafef00d000102030405060708090a0b0c0d0e0fea31343f",
+	"600525bc00281140000000000000000000000000000000010000000000000000000000000000000112b712b7002800000c00ffff0001001180bb305f00005558a7bb0000e01afcbe00002000b6ac9d02",
 };
 
 /* The ICRC's inputs from a whole IP packet, as the receiver's socket would
