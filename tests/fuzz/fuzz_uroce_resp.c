@@ -106,7 +106,7 @@ static struct {
 	uint8_t *mem, *golden;    /* the buffers and canaries; their first state */
 	size_t mem_bytes;
 	size_t off[NMR], len[NMR]; /* each MR's place in mem */
-	struct sockaddr_in peer, self;
+	union uroce_sockaddr peer, self;
 	/* during one input */
 	bool fed_write, fed_atomic, fed_send;
 	/* the RETHs of the WRITEs fed: [va, va + len) as pointers */
@@ -128,9 +128,8 @@ static void fail(const char *what)
 
 int __wrap_uroce_net_start(struct uroce_context *ctx);
 uint32_t __wrap_uroce_net_slot(const struct uroce_context *ctx);
-in_addr_t __wrap_uroce_net_addr(const struct uroce_context *ctx);
 struct uroce_qp *__wrap_uroce_qp_find(struct uroce_context *ctx, uint32_t qpn);
-int __wrap_uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+int __wrap_uroce_net_send(struct uroce_context *ctx, const struct uroce_route *route,
 			  uint8_t *pkt, size_t len);
 
 int __wrap_uroce_net_start(struct uroce_context *ctx)
@@ -145,12 +144,6 @@ uint32_t __wrap_uroce_net_slot(const struct uroce_context *ctx)
 	return 0;
 }
 
-in_addr_t __wrap_uroce_net_addr(const struct uroce_context *ctx)
-{
-	(void)ctx;
-	return h.self.sin_addr.s_addr;
-}
-
 struct uroce_qp *__wrap_uroce_qp_find(struct uroce_context *ctx, uint32_t qpn)
 {
 	(void)ctx;
@@ -162,7 +155,7 @@ struct uroce_qp *__wrap_uroce_qp_find(struct uroce_context *ctx, uint32_t qpn)
 
 /* What uroce answers: a response it can parse itself, to the peer; a
  * READ response's payload is MR_READ's bytes. */
-int __wrap_uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
+int __wrap_uroce_net_send(struct uroce_context *ctx, const struct uroce_route *route,
 			  uint8_t *buf, size_t len)
 {
 	struct uroce_pkt pkt;
@@ -173,8 +166,9 @@ int __wrap_uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *d
 		fprintf(stderr, "  sent opcode %#x psn %#x syndrome %#x, %zu bytes\n",
 			buf[0], (unsigned int)(buf[9] << 16 | buf[10] << 8 | buf[11]),
 			len > 12 ? buf[12] : 0, len);
-	if (dst->sin_addr.s_addr != h.peer.sin_addr.s_addr ||
-	    dst->sin_port != h.peer.sin_port)
+	if (!uroce_sa_same_ip(&route->dst, &h.peer) ||
+	    route->dst.sin.sin_port != h.peer.sin.sin_port ||
+	    !uroce_sa_same_ip(&route->src, &h.self))
 		fail("a packet sent elsewhere than the QP's peer");
 	if (uroce_parse(buf, len, &pkt) != UROCE_DROP_OK)
 		fail("a packet sent that uroce's own parser drops");
@@ -268,7 +262,7 @@ static void qp_ready(int i, const struct qp_setup *s)
 		a.ah_attr.grh.sgid_index = 1; /* lo's ::ffff:127.0.0.1 */
 		a.ah_attr.grh.hop_limit = 64;
 		a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
-		memcpy(a.ah_attr.grh.dgid.raw + 12, &h.peer.sin_addr, 4);
+		memcpy(a.ah_attr.grh.dgid.raw + 12, &h.peer.sin.sin_addr, 4);
 		a.max_dest_rd_atomic = 4;
 		a.min_rnr_timer = 12;
 		modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
@@ -318,9 +312,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	h.trace = getenv("FUZZ_TRACE");
 	memset(&h.peer, 0, sizeof(h.peer));
-	h.peer.sin_family = AF_INET;
-	h.peer.sin_port = htons(UROCE_UDP_PORT);
-	h.peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	h.peer.sin.sin_family = AF_INET;
+	h.peer.sin.sin_port = htons(UROCE_UDP_PORT);
+	h.peer.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	h.self = h.peer;
 	setup_memory();
 	h.ctx = ibv_open_device(uroce0());
@@ -379,7 +373,7 @@ static void fix_reth(uint8_t *p, size_t len, unsigned int off, bool atomic)
 
 /* The packet's fields the input asked the harness to make right. */
 static void fix(uint8_t *p, size_t len, uint8_t flags, int q,
-		const struct sockaddr_in *src)
+		const union uroce_sockaddr *src)
 {
 	const struct uroce_opcode_info *info;
 	unsigned int off;
@@ -411,11 +405,11 @@ static void fix(uint8_t *p, size_t len, uint8_t flags, int q,
 	}
 	if (flags & 0x01) {
 		struct uroce_ipudp n = { .ip4_frag_off = 0x4000,
-					 .sport = ntohs(src->sin_port),
+					 .sport = ntohs(src->sin.sin_port),
 					 .dport = UROCE_UDP_PORT };
 
-		memcpy(n.saddr, &src->sin_addr, 4);
-		memcpy(n.daddr, &h.self.sin_addr, 4);
+		memcpy(n.saddr, &src->sin.sin_addr, 4);
+		memcpy(n.daddr, &h.self.sin.sin_addr, 4);
 		uroce_icrc_fill(&n, p, len);
 	}
 }
@@ -441,13 +435,13 @@ static void note_write_range(const uint8_t *p, size_t len)
 static void feed(uint8_t *p, size_t len, uint8_t flags)
 {
 	struct uroce_context *ctx = to_uroce_context(h.ctx);
-	struct sockaddr_in src = h.peer;
+	union uroce_sockaddr src = h.peer;
 	int q = (flags >> 6) % NQP;
 	const struct uroce_opcode_info *info;
 	enum uroce_drop why;
 
 	if (flags & 0x10)
-		src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+		src.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
 	fix(p, len, flags, q, &src);
 	note_write_range(p, len);
 	pthread_mutex_lock(&ctx->qp_lock);
