@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* uroce's network end: one UDP socket per context on port 4791 of the
- * interface's first IPv4 address, and the context's progress thread that
- * receives on it.
+/* uroce's network end: per context, one UDP socket on port 4791 of each
+ * address of its interface, IPv4 and IPv6 (the addresses its GID table
+ * lists, in that order), and the progress thread that receives on them.
  *
  * Several processes on one host. Every RoCE v2 peer sends to UDP port
  * 4791, so all the uroce contexts of a host that use one address share
@@ -40,6 +40,27 @@
  * context take one more hop until it closes. 256 slots per address and
  * namespace.
  *
+ * Every address. A QP sends from the address of its AV's sgid_index
+ * (IPv4-mapped: IPv4, else IPv6) to its dgid's, so each address the
+ * interface has when the context's first QP is created gets a socket of
+ * its own, in that address's group, with the same program: an AF_INET
+ * one for IPv4, an AF_INET6 one (IPV6_V6ONLY) for IPv6, a link-local
+ * address with the interface's index as its scope. They are opened one
+ * after the other, the first address first (IPv4 when the interface has
+ * one: IPv4 works as it did), so that contexts starting alike join every
+ * group in one order and hold one index in all. Only the first socket
+ * probes: its index chooses the slot, and the context claims that
+ * slot's name on every address (a slot taken on any of them is not
+ * chosen), so one number in its QPNs names it in every group. Where its
+ * index in another address's group differs (contexts started or left
+ * in another order), the packets for it reach another context there
+ * and are forwarded, on that address, as above. The first address's
+ * socket must open, or the QP's creation fails; another's may not (a
+ * tentative IPv6 address, the port held there): it is noted, and an AV
+ * that names it fails as the first would have (EADDRINUSE naming the
+ * holder). An address added later has no socket until the device is
+ * opened again.
+ *
  * Another user. The kernel puts sockets of different owners into
  * different groups only by refusing them: bind fails with EADDRINUSE
  * when the port is held by a socket of another uid (or by the kernel's
@@ -52,7 +73,13 @@
  * (ip_select_ident_segs), which is what the receiver assumes when it
  * checks the ICRC (a UDP socket cannot see the sender's ID); UDP checksum
  * 0 (SO_NO_CHECK), as rxe sends; source port 4791, the socket's (rxe's
- * receiver ignores the source port).
+ * receiver ignores the source port). Over IPv6: UDP checksum 0 too
+ * (UDP_NO_CHECK6_TX), as rxe sends it, and accepted (UDP_NO_CHECK6_RX,
+ * as rxe's tunnel socket, whose zero checksums the kernel would drop
+ * otherwise, RFC 8200); no fragments (IPV6_PMTUDISC_DO). IPv6 has no
+ * ID, and the ICRC masks the traffic class, flow label and hop limit:
+ * the receiver knows every field it covers (the source from recvmsg,
+ * the destination the socket's bound address, the length).
  *
  * The progress thread. Created with the context's first QP, with every
  * signal blocked (it takes no signal of the program's), joined at
