@@ -13,7 +13,14 @@
 #   namespace svuroce:  svub 198.19.38.2/24, uroce0 (SOFTVERBS_UROCE=svub)
 #
 # IPv6 is off on both ends, so the GID tables hold the default GID and the
-# IPv4 one. Each case runs Debian's pingpong with -c (the programs check
+# IPv4 one; with UROCE_RXE_IPV6=1 it stays on and each end also gets a
+# unique local address (svua fd00:5356:3826::1/64, svub
+# fd00:5356:3826::2/64, no DAD), and the RC and UD pingpongs, and in the
+# full matrix ib_write_bw, ib_read_bw and ib_atomic_bw under the capture,
+# run again with -g/-x the GID index of that address on each side
+# (RoCE v2 over UDP/IPv6: rxe's zero UDP checksum to uroce, uroce's to
+# rxe, the ICRC's IPv6 masks checked by both and by
+# roce_icrc_check.py). Each case runs Debian's pingpong with -c (the programs check
 # every message's contents) with the server on one side and the client on
 # the other, each with -g the index of its RoCE v2 GID of its IPv4
 # address, and -m the path MTU both devices show for the veth's MTU. The
@@ -43,7 +50,7 @@
 # UROCE_RXE_ITERS (50); UROCE_RXE_TIMEOUT seconds per end (120);
 # UROCE_RXE_MTUS the veth MTUs to run the cases at, in turn ("1500 9000":
 # rxe's path MTU 1024, then 4096); UROCE_RXE_MATRIX "full" (default) or
-# "pingpong" (the pingpongs alone).
+# "pingpong" (the pingpongs alone); UROCE_RXE_IPV6=1 adds the IPv6 cases.
 set -u
 . "$(dirname "$0")/lib.sh"
 sv_init test_uroce_rxe "$@"
@@ -52,10 +59,12 @@ tmo=${UROCE_RXE_TIMEOUT:-120}
 read -ra mtus <<< "${UROCE_RXE_MTUS:-1500 9000}"
 mtu=${mtus[0]}
 matrix=${UROCE_RXE_MATRIX:-full}
+ipv6=${UROCE_RXE_IPV6:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 ns=svuroce
 va=svua vb=svub
 ipa=198.19.38.1 ipb=198.19.38.2
+ip6a=fd00:5356:3826::1 ip6b=fd00:5356:3826::2
 rdev=svurxe
 udev=uroce0
 
@@ -98,8 +107,15 @@ ns_pid=$!
 ip link add "$va" type veth peer name "$vb" 2> "$work/veth.err" ||
     skip "no veth: $(cat "$work/veth.err")"
 ip link set "$vb" netns "$ns" || exit 1
-sysctl -qw "net.ipv6.conf.$va.disable_ipv6=1" 2> /dev/null
-ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$vb.disable_ipv6=1" 2> /dev/null
+if [ "$ipv6" = 1 ]; then
+    sysctl -qw "net.ipv6.conf.$va.disable_ipv6=0" &&
+        ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$vb.disable_ipv6=0" &&
+        ip addr add "$ip6a/64" dev "$va" nodad &&
+        ip netns exec "$ns" ip addr add "$ip6b/64" dev "$vb" nodad || exit 1
+else
+    sysctl -qw "net.ipv6.conf.$va.disable_ipv6=1" 2> /dev/null
+    ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$vb.disable_ipv6=1" 2> /dev/null
+fi
 ip link set "$va" mtu "$mtu" || exit 1
 ip netns exec "$ns" ip link set "$vb" mtu "$mtu" || exit 1
 ip addr add "$ipa/24" dev "$va" || exit 1
@@ -118,6 +134,11 @@ gid_index() { # FILE IP
         }' "$1"
 }
 
+# the index of the RoCE v2 GID of IPv6 address IP
+gid6_index() { # FILE IP
+    sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*$2, RoCE v2.*/\1/p" "$1" | head -n 1
+}
+
 # on the uroce side: softverbs in the namespace, uroce0 over svub
 sv_env sv
 uroce_env=("${SV_ENV[@]}" SOFTVERBS_UROCE="$vb")
@@ -130,16 +151,25 @@ for _ in $(seq 50); do
     on_uroce ibv_devinfo -v -d "$udev" > "$work/devinfo.uroce" 2>&1
     grx=$(gid_index "$work/devinfo.rxe" $ipa)
     gur=$(gid_index "$work/devinfo.uroce" $ipb)
-    [ -n "$grx" ] && [ -n "$gur" ] && break
+    grx6=$(gid6_index "$work/devinfo.rxe" $ip6a)
+    gur6=$(gid6_index "$work/devinfo.uroce" $ip6b)
+    [ -n "$grx" ] && [ -n "$gur" ] &&
+        { [ "$ipv6" != 1 ] || { [ -n "$grx6" ] && [ -n "$gur6" ]; }; } && break
     sleep 0.2
 done
+if [ "$ipv6" = 1 ] && { [ -z "$grx6" ] || [ -z "$gur6" ]; }; then
+    echo "FAIL: no RoCE v2 GID of the IPv6 address (rxe: '$grx6', uroce: '$gur6')"
+    echo "---- ibv_devinfo -v -d $rdev"; grep -E 'GID' "$work/devinfo.rxe"
+    echo "---- ibv_devinfo -v -d $udev (in $ns)"; grep -E 'GID|rror' "$work/devinfo.uroce"
+    exit 1
+fi
 if [ -z "$grx" ] || [ -z "$gur" ]; then
     echo "FAIL: no RoCE v2 GID of the IPv4 address (rxe: '$grx', uroce: '$gur')"
     echo "---- ibv_devinfo -v -d $rdev"; grep -E 'GID|state|mtu' "$work/devinfo.rxe"
     echo "---- ibv_devinfo -v -d $udev (in $ns)"; grep -E 'GID|state|mtu|rror' "$work/devinfo.uroce"
     exit 1
 fi
-[ $verbose = 1 ] && echo "GID index: $rdev $grx, $udev $gur; veth MTU $mtu"
+[ $verbose = 1 ] && echo "GID index: $rdev $grx, $udev $gur${grx6:+ (IPv6: $grx6, $gur6)}; veth MTU $mtu"
 rm -f "$work"/maps/maps.* # the ibv_devinfo records
 
 counters() { # the rxe device's non-zero hw_counters, one line
@@ -222,6 +252,26 @@ for m in "${mtus[@]}"; do
         done
     done
 done
+# over_ipv6 on|off: the cases after it use the GIDs of the IPv6
+# addresses (the TCP exchange stays on IPv4)
+over_ipv6() {
+    if [ "$1" = on ]; then
+        grx4=$grx gur4=$gur grx=$grx6 gur=$gur6 case_tag="IPv6: "
+    else
+        grx=$grx4 gur=$gur4 case_tag=
+    fi
+}
+if [ "$ipv6" = 1 ] && [ -n "$pm" ]; then
+    over_ipv6 on
+    for c in "ibv_rc_pingpong -c -m $pm" "ibv_ud_pingpong -c -s $pm" \
+             "ibv_rc_pingpong -c -s 65536 -m $pm"; do
+        for s in rxe uroce; do
+            # shellcheck disable=SC2086
+            run_case $s $c
+        done
+    done
+    over_ipv6 off
+fi
 [ $verbose = 1 ] && echo "$rdev hw_counters:$(counters)"
 if [ "$matrix" != full ] || [ -z "$pm" ]; then sv_finish; exit; fi
 
@@ -278,6 +328,16 @@ for p in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_send_bw -s 65536" ib_a
         run_perf $s "" $p -n 20
     done
 done
+if [ "$ipv6" = 1 ]; then
+    over_ipv6 on
+    for p in "ib_write_bw -s 65536" "ib_read_bw -s 65536" ib_atomic_bw; do
+        for s in rxe uroce; do
+            # shellcheck disable=SC2086
+            run_perf $s "IPv6: " $p -n 20
+        done
+    done
+    over_ipv6 off
+fi
 kill -INT $tpid; wait $tpid
 # every packet to UDP 4791 one tshark decodes as InfiniBand, none
 # malformed, no expert info of severity error (one pass of tshark: its
@@ -302,7 +362,8 @@ sv_result "the capture: tshark decodes all $nudp packets to UDP 4791 as InfiniBa
 rc=$?
 ok=0
 [ $rc = 0 ] && grep -q "^$ipa: " "$work/icrc.out" && grep -q "^$ipb: " "$work/icrc.out" && ok=1
-sv_result "the capture: every ICRC right, rxe's ($ipa) and uroce's ($ipb), computed by roce_icrc_check.py" $ok \
+[ "$ipv6" = 1 ] && ! { grep -q "^$ip6a: " "$work/icrc.out" && grep -q "^$ip6b: " "$work/icrc.out"; } && ok=0
+sv_result "the capture: every ICRC right, rxe's ($ipa${grx6:+, $ip6a}) and uroce's ($ipb${gur6:+, $ip6b}), computed by roce_icrc_check.py" $ok \
     "roce_icrc_check.py exit $rc"
 sv_indent "$work/icrc.out"
 rm -f "$pcap"
