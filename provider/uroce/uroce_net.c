@@ -424,7 +424,7 @@ int uroce_net_check_src(struct uroce_context *ctx,
 	char ip[UROCE_SA_STRLEN];
 
 	if (!ep) {
-		sv_err("uroce: %s was not an address of %s when its first QP was created: the device's sockets are bound to the addresses it had then",
+		sv_err("uroce: no socket of this context is bound to %s: it has one on each address %s had at its first QP",
 		       uroce_sa_str(src, ip), ctx->netdev);
 		return EINVAL;
 	}
