@@ -585,7 +585,7 @@ static int fwd_claim(struct uroce_net *net, uint32_t index)
 			return 0;
 		}
 	}
-	sv_err("uroce: every one of the %d QPN slots on this address is taken",
+	sv_err("uroce: every one of the %d QPN slots is taken on one of the interface's addresses",
 	       MAX_SLOTS);
 	return EADDRINUSE;
 }
