@@ -244,7 +244,12 @@ static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 	a.sq_psn = 100;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (qp->qp_type == IBV_QPT_RC) {
-		a.timeout = 14;
+		/* no retransmit timer (0: wait for ever, as in the IBTA):
+		 * every WR must leave when ibv_wr_complete posts it; one left
+		 * for the timer would never leave, and the case fails at its
+		 * deadline (it once left only at the timer's first expiry,
+		 * 150 ms per message of ibv_rc_pingpong -N) */
+		a.timeout = 0;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 4;
