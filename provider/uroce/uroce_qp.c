@@ -159,6 +159,10 @@ void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
 		.qp_num = qp->core.qp.qp_num,
 	};
 
+	/* rxe's do_complete counts every SEND WQE it completes */
+	if (wqe->opcode == IBV_WR_SEND || wqe->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wqe->opcode == IBV_WR_SEND_WITH_INV)
+		uroce_count(qp->ctx, UROCE_CTR_RDMA_SEND);
 	if (status == IBV_WC_SUCCESS && !wqe->signaled && !qp->sq_sig_all)
 		return;
 	if ((size_t)wqe->opcode < sizeof(opcodes) / sizeof(opcodes[0]))

@@ -194,6 +194,8 @@ static void complete_recv(struct uroce_qp *qp, struct ibv_wc *wc,
 	if (!qp->srq)
 		qp->rq_head++;
 	qp->resp.have_wqe = false;
+	if (wc->status == IBV_WC_SUCCESS)
+		uroce_count(qp->ctx, UROCE_CTR_RDMA_RECV);
 	if (uroce_cq_push(to_uroce_cq(qp->core.qp.recv_cq), wc,
 			  pkt && pkt->bth.se))
 		uroce_qp_to_error(qp);
@@ -597,12 +599,15 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	int ret;
 
 	if (d > 0) {
-		if (!qp->nak_sent)
+		if (!qp->nak_sent) {
+			uroce_count(qp->ctx, UROCE_CTR_OUT_OF_SEQ_REQ);
 			send_aeth(qp, UROCE_AETH_NAK_PSN_SEQ_ERROR, qp->rq_psn);
+		}
 		qp->nak_sent = true;
 		return;
 	}
 	if (d < 0) {
+		uroce_count(qp->ctx, UROCE_CTR_DUP_REQ);
 		/* a duplicate: a READ is answered again (the requester asks
 		 * again for what it lacks; uroce keeps no resources, so the
 		 * data is read again); anything else: ACK what we have */
@@ -628,6 +633,7 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	if ((ret & UROCE_AETH_TYPE_MASK) == UROCE_AETH_RNR_NAK) {
+		uroce_count(qp->ctx, UROCE_CTR_SND_RNR);
 		send_aeth(qp, (uint8_t)ret, pkt->bth.psn);
 		return;
 	}
