@@ -387,6 +387,21 @@ static int check_init(struct ibv_context *ibctx,
 	return 0;
 }
 
+/* What the send queue grants, as rxe_init_sq: a WQE has room for the
+ * larger of max_send_sge SGEs and max_inline_data bytes, and the QP
+ * gets all the SGEs and inline bytes that room holds (a QP made for
+ * inline data alone, max_send_sge 0, posts its inline WRs with SGEs;
+ * rdma-core's rxe checks num_sge against what the kernel granted). */
+static void grant_send_caps(struct ibv_qp_cap *cap)
+{
+	uint32_t room = cap->max_send_sge * (uint32_t)sizeof(struct ibv_sge);
+
+	if (cap->max_inline_data > room)
+		room = cap->max_inline_data;
+	cap->max_send_sge = room / (uint32_t)sizeof(struct ibv_sge);
+	cap->max_inline_data = room;
+}
+
 static int alloc_queues(struct uroce_qp *qp)
 {
 	qp->sq_slots = qp->cap.max_send_wr ? qp->cap.max_send_wr : 1;
@@ -517,6 +532,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
 	}
 	pthread_mutex_init(&qp->lock, NULL);
 	qp->ctx = ctx;
+	grant_send_caps(&attr->cap);
 	qp->cap = attr->cap;
 	if (attr->srq) {
 		/* the SRQ's WQEs, not the QP's: rxe reports no receive queue */

@@ -903,6 +903,107 @@ START_TEST(srq_shared_by_two_qps)
 }
 END_TEST
 
+/* ---- inline data on a QP made for it ----------------------------------------------- */
+
+/* A QP with caps c of e's (RC, into e's CQ), or NULL */
+static struct ibv_qp *qp_with_caps(struct end *e, struct ibv_qp_cap *c)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = *c,
+	};
+	struct ibv_qp *qp = ibv_create_qp(e->pd, &ia);
+
+	*c = ia.cap;
+	return qp;
+}
+
+/* rxe's send queue (rxe_init_sq): a WQE holds the larger of
+ * max_send_sge SGEs and max_inline_data bytes, and the QP gets all
+ * that room holds, in the caps create_qp returns and query_qp reports.
+ * So a QP made with max_send_sge 0 and max_inline_data 64 has 4 SGEs,
+ * and an inline SEND with num_sge 1 goes (rdma-core's rxe checks
+ * num_sge against the kernel's grant), its bytes arriving whole from an
+ * unregistered buffer; with max_inline_data 8 the room holds no SGE and
+ * the same WR is refused (EINVAL), as on rxe. */
+START_TEST(inline_on_a_qp_without_send_sges)
+{
+	struct end e;
+	struct ibv_qp_cap c = { .max_send_wr = 4, .max_recv_wr = 4,
+				.max_recv_sge = 1, .max_inline_data = 64 };
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct ibv_qp *a, *b, *small;
+	struct ibv_mr *mr;
+	uint8_t *rbuf = calloc(1, 4096), msg[40];
+	struct ibv_sge sge = { .addr = (uintptr_t)msg, .length = sizeof(msg) };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE },
+			   *bad;
+	struct ibv_wc swc, rwc;
+
+	ck_assert_ptr_nonnull(rbuf);
+	if (!open_end(&e))
+		return;
+	a = qp_with_caps(&e, &c);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(c.max_send_sge, 4);
+	ck_assert_uint_eq(c.max_inline_data, 64);
+	ck_assert_int_eq(ibv_query_qp(a, &qa, IBV_QP_CAP, &qia), 0);
+	ck_assert_uint_eq(qia.cap.max_send_sge, 4);
+	ck_assert_uint_eq(qia.cap.max_inline_data, 64);
+	b = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, b->qp_num);
+	to_rtr_rts(b, a->qp_num);
+	mr = ibv_reg_mr(e.pd, rbuf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	post_recv(b, mr, rbuf, 4096, 2);
+	fill(msg, sizeof(msg), 9);
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	memset(msg, 0, sizeof(msg)); /* inline: copied at post */
+	wait_two(e.cq, 1, &swc, 2, &rwc);
+	ck_assert_int_eq(swc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(rwc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(rwc.byte_len, sizeof(msg));
+	fill(msg, sizeof(msg), 9);
+	ck_assert_int_eq(memcmp(rbuf, msg, sizeof(msg)), 0);
+
+	/* max_send_sge 2, no inline asked: 32 inline bytes granted */
+	c = (struct ibv_qp_cap){ .max_send_wr = 4, .max_send_sge = 2 };
+	small = qp_with_caps(&e, &c);
+	ck_assert_ptr_nonnull(small);
+	ck_assert_uint_eq(c.max_send_sge, 2);
+	ck_assert_uint_eq(c.max_inline_data, 32);
+	ck_assert_int_eq(ibv_destroy_qp(small), 0);
+
+	/* 8 inline bytes: no room for an SGE */
+	c = (struct ibv_qp_cap){ .max_send_wr = 4, .max_inline_data = 8 };
+	small = qp_with_caps(&e, &c);
+	ck_assert_ptr_nonnull(small);
+	ck_assert_uint_eq(c.max_send_sge, 0);
+	ck_assert_uint_eq(c.max_inline_data, 8);
+	to_init(small);
+	to_rtr_rts(small, b->qp_num);
+	sge.length = 8;
+	bad = NULL;
+	ck_assert_int_eq(ibv_post_send(small, &wr, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &wr);
+	ck_assert_int_eq(ibv_destroy_qp(small), 0);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_end(&e);
+	free(rbuf);
+}
+END_TEST
+
 /* A peer that never answers: the send is sent again retry_cnt times
  * (timeout 14: 67 ms each), then fails with RETRY_EXC_ERR. */
 START_TEST(rc_retry_exceeded)
@@ -1407,6 +1508,7 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, rc_read);
 	tcase_add_test(tc, rc_atomics);
 	tcase_add_test(tc, srq_shared_by_two_qps);
+	tcase_add_test(tc, inline_on_a_qp_without_send_sges);
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_rnr_retry);
 	suite_add_tcase(s, tc);
