@@ -488,18 +488,23 @@ struct uroce_swqe {
 					* max_rd_atomic slots */
 };
 
-/* The responder's saved atomic results (rxe's resources): a duplicate
- * atomic request is answered with the value it first returned, never
- * executed twice (IBTA 9.7.5.1.3, C9-110). As many as the largest
- * max_dest_rd_atomic (rxe's 128): a requester that lost one ATOMIC
- * ACKNOWLEDGE drops the ones after it and asks again for all it has
- * outstanding (as rxe's completer does), up to its max_rd_atomic; each
- * must still be answerable, or the requester retries for ever. */
-#define UROCE_ATOMIC_RES 128
-struct uroce_atomic_res {
+/* The responder's READ and atomic resources (rxe's resp.resources): a
+ * ring of max_dest_rd_atomic of them (rounded up to a power of two, as
+ * rxe), each READ or atomic executed taking the oldest one's place. A
+ * duplicate request is answered only while its resource is there (rxe's
+ * class D otherwise: dropped): a READ again from its own RETH, if that
+ * lies inside the first one's range; an atomic with the value it first
+ * returned, never executed twice (IBTA 9.7.5.1.3, C9-110). A requester
+ * that keeps at most max_rd_atomic outstanding, no more than the
+ * responder's max_dest_rd_atomic, finds every retried one there. */
+#define UROCE_RD_RES 128               /* rxe's max_qp_rd_atom */
+struct uroce_rd_res {
 	bool valid;
-	uint32_t psn;
-	uint64_t orig;
+	bool read;                     /* a READ, else an atomic */
+	uint32_t first_psn, last_psn;  /* the PSNs its answer takes */
+	uint64_t va;                   /* READ: the RETH's range */
+	uint32_t len;
+	uint64_t orig;                 /* atomic: what it returned */
 };
 
 /* The message the responder is receiving (RC, UC). */
@@ -543,8 +548,9 @@ struct uroce_qp {
 	 * resp.have_wqe; its sge array is srq->max_sge long */
 	struct uroce_srq *srq;
 	struct uroce_rwqe srq_wqe;
-	struct uroce_atomic_res atomic_res[UROCE_ATOMIC_RES];
-	uint32_t atomic_res_next;      /* the slot the next result takes */
+	struct uroce_rd_res rd_res[UROCE_RD_RES];
+	uint32_t rd_res_next;          /* the one the next READ or atomic
+					* takes (mod max_dest_rd_atomic) */
 	/* RC requester's timer: a CLOCK_MONOTONIC deadline (0: none) for a
 	 * retransmission, or after an RNR NAK (rnr_wait) for sending again
 	 * from rnr_psn; the retries left (retry_cnt, rnr_retry; 7:

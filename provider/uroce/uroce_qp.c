@@ -30,8 +30,8 @@
 #define UROCE_MAX_QP_WR 1048576
 #define UROCE_MAX_SGE 32
 #define UROCE_MAX_RD_ATOM 128
-_Static_assert(UROCE_ATOMIC_RES >= UROCE_MAX_RD_ATOM,
-	       "a saved atomic result for every max_dest_rd_atomic");
+_Static_assert(UROCE_RD_RES >= UROCE_MAX_RD_ATOM,
+	       "a responder resource for every max_dest_rd_atomic");
 #define UROCE_QP_ACCESS                                                       \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                   \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
@@ -225,7 +225,8 @@ static void qp_reset(struct uroce_qp *qp)
 	qp->timer_ns = 0;
 	qp->rnr_wait = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
-	memset(qp->atomic_res, 0, sizeof(qp->atomic_res));
+	memset(qp->rd_res, 0, sizeof(qp->rd_res));
+	qp->rd_res_next = 0;
 	uroce_req_reset(qp);
 }
 
@@ -258,6 +259,14 @@ static void apply(struct uroce_qp *qp, const struct ibv_qp_attr *a, int mask,
 	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && q->max_rd_atomic)
 		while (q->max_rd_atomic & (q->max_rd_atomic - 1))
 			q->max_rd_atomic += q->max_rd_atomic & -q->max_rd_atomic;
+	/* and its responder's ring of resources, made anew */
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC) {
+		while (q->max_dest_rd_atomic & (q->max_dest_rd_atomic - 1))
+			q->max_dest_rd_atomic += q->max_dest_rd_atomic &
+						 -q->max_dest_rd_atomic;
+		memset(qp->rd_res, 0, sizeof(qp->rd_res));
+		qp->rd_res_next = 0;
+	}
 	if (mask & IBV_QP_AV)
 		qp->peer = *peer;
 	if (mask & IBV_QP_RQ_PSN) {
