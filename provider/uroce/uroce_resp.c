@@ -43,6 +43,24 @@
  *   it, never executed again, or dropped when it is gone (rxe's class D
  *   case).
  *
+ * - ATOMIC WRITE and FLUSH (RC; rxe from kernel 6.2, rxe_resp.c), each
+ *   answered, whatever its AckReq, with an empty RDMA READ RESPONSE
+ *   ONLY at its PSN. ATOMIC WRITE needs IBV_ACCESS_REMOTE_WRITE on the
+ *   QP and max_dest_rd_atomic > 0 (else an invalid request), an MR
+ *   granting remote write over the RETH's range (else a remote access
+ *   error), the RETH's length equal to the 8-byte payload and an 8-byte
+ *   aligned target (else an invalid request); its 8 bytes go in one
+ *   store, as they came, after everything before it (a release store:
+ *   rxe's smp_store_release). FLUSH needs, for each placement type its
+ *   FETH names, IBV_ACCESS_FLUSH_GLOBAL / _PERSISTENT on the QP (else an
+ *   invalid request) and on the MR the rkey names (else a remote access
+ *   error), the range inside the MR unless the level is the whole MR.
+ *   Then it is a memory fence: a process's stores are globally visible
+ *   once fenced, and no MR of uroce is ever on persistent memory
+ *   (uroce_mr.c refuses IBV_ACCESS_FLUSH_PERSISTENT), so a persistent
+ *   FLUSH always ends in the remote access error. A duplicate of either
+ *   is answered again, never executed again.
+ *
  * - A QP with an SRQ takes the SRQ's head WQE when a message needs one
  *   (uroce_srq.c), and keeps it until the message completes it; no WQE
  *   there: an RNR NAK (RC), a drop (UC, UD), as without one. post_recv
@@ -565,6 +583,82 @@ static void replay_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	       qp->core.qp.qp_num, pkt->bth.psn);
 }
 
+/* ---- ATOMIC WRITE and FLUSH ----------------------------------------------------- */
+
+/* How rxe's responder acknowledges both (its acknowledge(): a
+ * zero-length RDMA READ RESPONSE ONLY); msn the MSN counting it */
+static void send_empty_read_response(struct uroce_qp *qp, uint32_t psn,
+				     uint32_t msn)
+{
+	send_ack(qp, UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY,
+		 UROCE_AETH_ACK_UNLIMITED, psn, msn, 0);
+}
+
+static int exec_atomic_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+	uint64_t mr_va, val;
+	uint64_t *p;
+
+	/* check_op_valid, then check_resource, as rxe */
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE) ||
+	    !qp->attr.max_dest_rd_atomic)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len > 0x80000000u)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	mr = uroce_rkey_check(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.len,
+			      IBV_ACCESS_REMOTE_WRITE, &mr_va, &fault);
+	if (!mr)
+		return UROCE_AETH_NAK_REM_ACC_ERR;
+	/* the payload is 8 bytes (uroce_parse); the RETH must say so,
+	 * and the target is aligned where it is in memory (rxe checks
+	 * the address it reaches) */
+	p = uroce_mr_ptr(mr, mr_va);
+	if (pkt->reth.len != pkt->payload_len || ((uintptr_t)p & 7)) {
+		uroce_mr_put(mr);
+		return UROCE_AETH_NAK_INVALID_REQ;
+	}
+	memcpy(&val, pkt->payload, sizeof(val));
+	__atomic_store_n(p, val, __ATOMIC_RELEASE);
+	uroce_mr_put(mr);
+	/* it counted (C9-148: at execution) */
+	send_empty_read_response(qp, pkt->bth.psn, qp->msn + 1);
+	return RESP_OK;
+}
+
+static int exec_flush(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	bool whole = pkt->feth.sel == SV_FLUSH_MR;
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+	uint64_t mr_va;
+	int access = 0;
+
+	if (pkt->feth.plt & SV_FLUSH_GLOBAL)
+		access |= SV_ACCESS_FLUSH_GLOBAL;
+	if (pkt->feth.plt & SV_FLUSH_PERSISTENT)
+		access |= SV_ACCESS_FLUSH_PERSISTENT;
+	if ((qp->attr.qp_access_flags & (unsigned int)access) != (unsigned int)access)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len > 0x80000000u)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	/* the whole MR: key, PD and access, no range (rxe skips
+	 * mr_check_range; uroce's checks look at the range last) */
+	mr = uroce_rkey_check(qp, pkt->reth.rkey, pkt->reth.va,
+			      whole ? 0 : pkt->reth.len, access, &mr_va, &fault);
+	if (!mr && !(whole && fault == UROCE_MR_BAD_RANGE))
+		return UROCE_AETH_NAK_REM_ACC_ERR;
+	if (mr)
+		uroce_mr_put(mr);
+	/* global visibility: every store placed before this one (this
+	 * thread's, other QPs' on this host) is visible before the
+	 * answer goes */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	send_empty_read_response(qp, pkt->bth.psn, qp->msn + 1);
+	return RESP_OK;
+}
+
 /* Execute a packet in sequence: RESP_OK or the syndrome to answer. */
 static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
@@ -580,6 +674,10 @@ static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		ret = exec_read(qp, pkt);
 	else if (pkt->flags & UROCE_OPF_ATOMIC)
 		ret = exec_atomic(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_ATOMIC_WRITE)
+		ret = exec_atomic_write(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_FLUSH)
+		ret = exec_flush(qp, pkt);
 	else
 		ret = UROCE_AETH_NAK_INVALID_REQ;
 	if (ret != RESP_OK)
@@ -610,6 +708,10 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 			answer_read(qp, pkt);
 		else if (pkt->flags & UROCE_OPF_ATOMIC)
 			replay_atomic(qp, pkt);
+		else if (pkt->flags & (UROCE_OPF_ATOMIC_WRITE | UROCE_OPF_FLUSH))
+			/* executed already: answered again (rxe replays
+			 * from a saved resource while it has one) */
+			send_empty_read_response(qp, pkt->bth.psn, qp->msn);
 		else
 			send_aeth(qp, UROCE_AETH_ACK_UNLIMITED,
 				  uroce_psn_add(qp->rq_psn, UROCE_PSN_MASK));
@@ -639,9 +741,12 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	qp->rq_psn = uroce_psn_add(qp->rq_psn, 1);
-	/* a READ's responses, an atomic's ATOMIC ACKNOWLEDGE are their
+	/* a READ's responses, an atomic's ATOMIC ACKNOWLEDGE, the empty
+	 * READ RESPONSE of an ATOMIC WRITE or a FLUSH are their
 	 * acknowledgement */
-	if (pkt->bth.ack_req && !(pkt->flags & (UROCE_OPF_READ | UROCE_OPF_ATOMIC)))
+	if (pkt->bth.ack_req &&
+	    !(pkt->flags & (UROCE_OPF_READ | UROCE_OPF_ATOMIC |
+			    UROCE_OPF_ATOMIC_WRITE | UROCE_OPF_FLUSH)))
 		send_aeth(qp, UROCE_AETH_ACK_UNLIMITED, pkt->bth.psn);
 }
 
