@@ -1568,6 +1568,73 @@ START_TEST(aw_flush_validation)
 }
 END_TEST
 
+/* Under loss, duplication, reordering and delay (SOFTVERBS_UROCE_FAULTS):
+ * rounds of ATOMIC WRITE, an RDMA WRITE over the same word, a FLUSH of
+ * it, another ATOMIC WRITE, a FLUSH of the whole MR all complete, and
+ * the words hold the last values written: a lost answer is asked for
+ * again and given, a duplicate request is answered and never executed
+ * again (an ATOMIC WRITE replayed after the WRITE would show). */
+START_TEST(aw_flush_faults)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *qx;
+	struct ibv_mr *gmr;
+	struct exwc w[5];
+	uint64_t *g, v[3];
+
+	setenv("SOFTVERBS_UROCE_FAULTS",
+	       "loss=0.1,dup=0.2,reorder=0.1,delay=100,seed=5", 1);
+	if (!open_end(&e, NULL))
+		return;
+	g = calloc(1, 4096);
+	ck_assert_ptr_nonnull(g);
+	gmr = ibv_reg_mr(e.pd, g, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					       SV_ACCESS_FLUSH_GLOBAL);
+	ck_assert_ptr_nonnull(gmr);
+	aw_pair(&e, RC_ACCESS | SV_ACCESS_FLUSH_GLOBAL, 4, &a, &b);
+	qx = ibv_qp_to_qp_ex(a);
+	for (uint64_t round = 0; round < 16; round++) {
+		v[0] = 0xa000 + round;
+		v[1] = 0xb000 + round;
+		v[2] = 0xc000 + round;
+		memcpy(e.buf, &v[1], 8);
+		ibv_wr_start(qx);
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		qx->wr_id = 0;
+		ibv_wr_atomic_write(qx, gmr->rkey, (uintptr_t)&g[0], &v[0]);
+		qx->wr_id = 1;
+		ibv_wr_rdma_write(qx, gmr->rkey, (uintptr_t)&g[0]);
+		ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf, 8);
+		qx->wr_id = 2;
+		wr_flush(qx, gmr->rkey, (uintptr_t)&g[0], 8, SV_FLUSH_GLOBAL, SV_FLUSH_RANGE);
+		qx->wr_id = 3;
+		ibv_wr_atomic_write(qx, gmr->rkey, (uintptr_t)&g[1], &v[2]);
+		qx->wr_id = 4;
+		wr_flush(qx, gmr->rkey, (uintptr_t)g, 0, SV_FLUSH_GLOBAL, SV_FLUSH_MR);
+		ck_assert_int_eq(ibv_wr_complete(qx), 0);
+		poll_ex(e.cqx, w, 5);
+		for (int i = 0; i < 5; i++)
+			ck_assert_msg(w[i].status == IBV_WC_SUCCESS, "round %llu, wr %llu: %s",
+				      (unsigned long long)round,
+				      (unsigned long long)w[i].wr_id,
+				      ibv_wc_status_str(w[i].status));
+		ck_assert_uint_eq(g[0], v[1]);
+		ck_assert_uint_eq(g[1], v[2]);
+	}
+	/* late duplicates still come in: they must change nothing */
+	usleep(300000);
+	ck_assert_uint_eq(g[0], 0xb00f);
+	ck_assert_uint_eq(g[1], 0xc00f);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(gmr), 0);
+	free(g);
+	close_end(&e, NULL);
+	unsetenv("SOFTVERBS_UROCE_FAULTS");
+}
+END_TEST
+
 static Suite *make_uroce_ex_suite(void)
 {
 	Suite *s = suite_create("uroce_ex");
@@ -1601,6 +1668,7 @@ static Suite *make_uroce_ex_suite(void)
 	tcase_add_test(tc, flush_ok);
 	tcase_add_test(tc, flush_errors);
 	tcase_add_test(tc, aw_flush_validation);
+	tcase_add_test(tc, aw_flush_faults);
 	suite_add_tcase(s, tc);
 	return s;
 }
