@@ -958,9 +958,7 @@ int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr)
 	}
 	for (; wr && !ret; wr = wr->next)
 		ret = post_one(qp, wr);
-	/* the first window goes now, as from uroce_post_send (not at the
-	 * first retransmit timeout, nor never with timeout 0) */
-	push(qp);
+	push(qp); /* RC's WQEs leave from here, as ibv_post_send's */
 	if (!qp->timer_ns)
 		arm(qp);
 	pthread_mutex_unlock(&qp->lock);

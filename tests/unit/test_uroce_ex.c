@@ -215,8 +215,8 @@ static struct ibv_ah_attr av_lo(void)
 	return av;
 }
 
-/* The Local ACK Timeout RC QPs get (4.096 us * 2^14: 67 ms) */
-static uint8_t rc_timeout = 14;
+/* The Local ACK Timeout RC QPs get (to_rts_with: none, 0) */
+static uint8_t rc_timeout;
 
 /* RTS, connected to dest_qpn; an RC QP grants remote write, read and
  * atomics and extra (IBV_ACCESS_*), and takes max_dest_rd incoming READs
@@ -257,6 +257,12 @@ static void to_rts_with(struct ibv_qp *qp, uint32_t dest_qpn,
 	a.sq_psn = 100;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (qp->qp_type == IBV_QPT_RC) {
+		/* no retransmit timer (0: wait for ever, as in the IBTA):
+		 * every WR must leave when ibv_wr_complete posts it; one left
+		 * for the timer would never leave, and the case fails at its
+		 * deadline (it once left only at the timer's first expiry,
+		 * 150 ms per message of ibv_rc_pingpong -N); a case under
+		 * faults sets rc_timeout */
 		a.timeout = rc_timeout;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
@@ -782,42 +788,6 @@ START_TEST(qp_ex_failed_batches)
 	ck_assert_int_eq(ibv_wr_complete(qx), 0);
 	no_completion(e.cq);
 
-	ck_assert_int_eq(ibv_destroy_qp(a), 0);
-	ck_assert_int_eq(ibv_destroy_qp(b), 0);
-	close_end(&e, NULL);
-}
-END_TEST
-
-/* ibv_wr_complete sends the batch at once, as ibv_post_send does: with
- * no retransmit timer (timeout 0) it still completes, and a WRITE then
- * its READ back need no retransmission. */
-START_TEST(qp_ex_sends_now)
-{
-	struct end e;
-	struct ibv_qp *a, *b;
-	struct ibv_qp_ex *qx;
-	struct exwc w[2];
-
-	if (!open_end(&e, NULL))
-		return;
-	rc_timeout = 0;
-	pair(&e, IBV_QPT_RC, RC_OPS, 16, &a, &b);
-	rc_timeout = 14;
-	qx = ibv_qp_to_qp_ex(a);
-	fill(e.buf, 512, 4);
-	ibv_wr_start(qx);
-	qx->wr_flags = IBV_SEND_SIGNALED;
-	qx->wr_id = 1;
-	ibv_wr_rdma_write(qx, e.mr->rkey, (uintptr_t)e.buf + 4096);
-	ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf, 512);
-	qx->wr_id = 2;
-	ibv_wr_rdma_read(qx, e.mr->rkey, (uintptr_t)e.buf + 4096);
-	ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf + 8192, 512);
-	ck_assert_int_eq(ibv_wr_complete(qx), 0);
-	poll_ex(e.cqx, w, 2);
-	ck_assert_int_eq(find(w, 2, 1)->status, IBV_WC_SUCCESS);
-	ck_assert_int_eq(find(w, 2, 2)->status, IBV_WC_SUCCESS);
-	ck_assert_mem_eq(e.buf + 8192, e.buf, 512);
 	ck_assert_int_eq(ibv_destroy_qp(a), 0);
 	ck_assert_int_eq(ibv_destroy_qp(b), 0);
 	close_end(&e, NULL);
@@ -1592,7 +1562,9 @@ START_TEST(aw_flush_faults)
 	gmr = ibv_reg_mr(e.pd, g, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 					       SV_ACCESS_FLUSH_GLOBAL);
 	ck_assert_ptr_nonnull(gmr);
+	rc_timeout = 14; /* 67 ms: a lost packet is sent again */
 	aw_pair(&e, RC_ACCESS | SV_ACCESS_FLUSH_GLOBAL, 4, &a, &b);
+	rc_timeout = 0;
 	qx = ibv_qp_to_qp_ex(a);
 	for (uint64_t round = 0; round < 16; round++) {
 		v[0] = 0xa000 + round;
@@ -1653,7 +1625,6 @@ static Suite *make_uroce_ex_suite(void)
 	tcase_add_test(tc, qp_ex_rc_batch);
 	tcase_add_test(tc, qp_ex_failed_batches);
 	tcase_add_test(tc, qp_ex_not_rts);
-	tcase_add_test(tc, qp_ex_sends_now);
 	tcase_add_test(tc, qp_ex_ud);
 	tcase_add_test(tc, qp_ex_uc);
 	tcase_add_test(tc, qp_ex_two_threads);
