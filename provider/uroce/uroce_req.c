@@ -61,7 +61,7 @@
  * completes them, as does any later ACK (rxe_comp.c: neither is a READ
  * or an atomic that must see its own response). A FLUSH comes only
  * through ibv_wr_flush (an ibv_send_wr has no fields for it: the batch
- * carries it in wr.atomic, uroce_flush_wr); ibv_post_send refuses it.
+ * carries it in wr.atomic, uroce_flush_wr_set); ibv_post_send refuses it.
  *
  * SEND with invalidate (RC): a SEND whose last packet is
  * SEND_LAST/ONLY_WITH_INVALIDATE, the IETH carrying the rkey.
