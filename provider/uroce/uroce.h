@@ -71,6 +71,57 @@ uint8_t uroce_phys_state(unsigned int flags);
 ssize_t uroce_gid_table(const struct uroce_netdev *nd, union ibv_gid *gids,
 			size_t max);
 
+/* ---- uroce_counters.c: the counters, visible while the process runs ---- */
+
+/* rxe's hw_counters (rxe_hw_counters.c), by their names, then uroce's
+ * own: the datagrams its socket took for its QPNs, those it forwarded,
+ * and why it dropped those it dropped (uroce_counters.c names the
+ * reasons of enum uroce_drop: drop_icrc, drop_short, ...). */
+#define UROCE_COUNTERS(X) \
+	X(SENT_PKTS, "sent_pkts") \
+	X(RCVD_PKTS, "rcvd_pkts") \
+	X(DUP_REQ, "duplicate_request") \
+	X(OUT_OF_SEQ_REQ, "out_of_seq_request") \
+	X(RCV_RNR, "rcvd_rnr_err") \
+	X(SND_RNR, "send_rnr_err") \
+	X(RCV_SEQ_ERR, "rcvd_seq_err") \
+	X(ACK_DEFERRED, "ack_deferred") \
+	X(RETRY_EXCEEDED, "retry_exceeded_err") \
+	X(RNR_RETRY_EXCEEDED, "retry_rnr_exceeded_err") \
+	X(COMP_RETRY, "completer_retry_err") \
+	X(SEND_ERR, "send_err") \
+	X(LINK_DOWNED, "link_downed") \
+	X(RDMA_SEND, "rdma_sends") \
+	X(RDMA_RECV, "rdma_recvs") \
+	X(RCVD_DATAGRAMS, "rcvd_datagrams") \
+	X(FORWARDED, "forwarded_pkts") \
+	X(UNKNOWN_QPN, "drop_unknown_qpn")
+
+enum uroce_ctr {
+#define UROCE_CTR_ENUM(name, text) UROCE_CTR_##name,
+	UROCE_COUNTERS(UROCE_CTR_ENUM)
+#undef UROCE_CTR_ENUM
+	/* then one per drop reason (uroce_ctr_of_drop) */
+	UROCE_CTR_DROP,
+	UROCE_CTR_COUNT = UROCE_CTR_DROP + UROCE_DROP_COUNT - 1
+};
+
+/* The counter of a drop reason (not UROCE_DROP_OK) */
+static inline enum uroce_ctr uroce_ctr_of_drop(enum uroce_drop why)
+{
+	return (enum uroce_ctr)(UROCE_CTR_DROP + why - 1);
+}
+
+/* The values: in a file of the user's runtime folder, mapped shared,
+ * that softverbs link show -s reads (uroce_counters.c says how), or in
+ * the process's memory when there is no such file. */
+struct uroce_counters {
+	_Atomic uint64_t v[UROCE_CTR_COUNT];
+};
+
+/* The name of counter c ("sent_pkts", "drop_icrc", ...) */
+const char *uroce_ctr_name(enum uroce_ctr c);
+
 /* ---- uroce_verbs.c: the provider --------------------------------------- */
 
 /* A PD: local, listed in its context so that closing frees it. */
@@ -98,12 +149,41 @@ struct uroce_context {
 	uint32_t next_qpn;             /* low 16 bits to try next; qp_lock */
 	struct uroce_net *net;         /* NULL until the first QP; qp_lock */
 	struct uroce_qp *rc_qps;       /* RC QPs (their timers); qp_lock */
+	/* the counters (uroce_counters.c): set with the engine, NULL
+	 * before; the values are atomics, counted from any thread */
+	struct uroce_counters *ctr;
+	struct uroce_ctr_file *ctr_file;
 };
 
 static inline struct uroce_context *to_uroce_context(struct ibv_context *ibctx)
 {
 	return container_of(sv_to_context(ibctx), struct uroce_context, sv);
 }
+
+/* Count one of c (relaxed: the counts order nothing) */
+static inline void uroce_count(struct uroce_context *ctx, enum uroce_ctr c)
+{
+	if (ctx->ctr)
+		atomic_fetch_add_explicit(&ctx->ctr->v[c], 1,
+					  memory_order_relaxed);
+}
+
+static inline uint64_t uroce_ctr_get(const struct uroce_context *ctx,
+				     enum uroce_ctr c)
+{
+	return ctx->ctr ? atomic_load_explicit(&ctx->ctr->v[c],
+					       memory_order_relaxed) : 0;
+}
+
+/* The context's counters, with its engine (uroce_net.c, qp_lock held):
+ * a new file in dir, the user's private folder of the forwarding
+ * sockets, that names the device, its interface, the network namespace
+ * (ns_ino) and the counters, mapped shared; the process's memory when
+ * the file cannot be made (logged). 0 or ENOMEM. */
+int uroce_counters_open(struct uroce_context *ctx, const char *dir,
+			unsigned long long ns_ino);
+/* Remove the file (not from a forked child: its parent's), unmap. */
+void uroce_counters_close(struct uroce_context *ctx);
 
 extern const struct sv_provider uroce_provider;
 /* The driver's open, after the core allocated ctx: the provider's part
@@ -411,18 +491,26 @@ struct uroce_swqe {
 					* one of the max_rd_atomic slots */
 };
 
-/* The responder's saved atomic results (rxe's resources): a duplicate
- * atomic request is answered with the value it first returned, never
- * executed twice (IBTA 9.7.5.1.3, C9-110). As many as the largest
- * max_dest_rd_atomic (rxe's 128): a requester that lost one ATOMIC
- * ACKNOWLEDGE drops the ones after it and asks again for all it has
- * outstanding (as rxe's completer does), up to its max_rd_atomic; each
- * must still be answerable, or the requester retries for ever. */
-#define UROCE_ATOMIC_RES 128
-struct uroce_atomic_res {
+/* The responder's READ and atomic resources (rxe's resp.resources): a
+ * ring of max_dest_rd_atomic of them (rounded up to a power of two, as
+ * rxe), each READ or atomic executed taking the oldest one's place. A
+ * duplicate request is answered only while its resource is there (rxe's
+ * class D otherwise: dropped): a READ again from its own RETH, if that
+ * lies inside the first one's range; an atomic with the value it first
+ * returned, never executed twice (IBTA 9.7.5.1.3, C9-110). A requester
+ * that keeps at most max_rd_atomic outstanding, no more than the
+ * responder's max_dest_rd_atomic, finds every retried one there. */
+#define UROCE_RD_RES 128               /* rxe's max_qp_rd_atom */
+struct uroce_rd_res {
 	bool valid;
-	uint32_t psn;
-	uint64_t orig;
+	bool read;                     /* a READ, else an atomic... */
+	bool empty;                    /* ...or an ATOMIC WRITE or a FLUSH
+					* (answered with an empty READ
+					* RESPONSE) */
+	uint32_t first_psn, last_psn;  /* the PSNs its answer takes */
+	uint64_t va;                   /* READ: the RETH's range */
+	uint32_t len;
+	uint64_t orig;                 /* atomic: what it returned */
 };
 
 /* The message the responder is receiving (RC, UC). */
@@ -466,8 +554,9 @@ struct uroce_qp {
 	 * resp.have_wqe; its sge array is srq->max_sge long */
 	struct uroce_srq *srq;
 	struct uroce_rwqe srq_wqe;
-	struct uroce_atomic_res atomic_res[UROCE_ATOMIC_RES];
-	uint32_t atomic_res_next;      /* the slot the next result takes */
+	struct uroce_rd_res rd_res[UROCE_RD_RES];
+	uint32_t rd_res_next;          /* the one the next READ or atomic
+					* takes (mod max_dest_rd_atomic) */
 	/* RC requester's timer: a CLOCK_MONOTONIC deadline (0: none) for a
 	 * retransmission, or after an RNR NAK (rnr_wait) for sending again
 	 * from rnr_psn; the retries left (retry_cnt, rnr_retry; 7:
@@ -476,6 +565,9 @@ struct uroce_qp {
 	bool rnr_wait;
 	uint32_t rnr_psn;
 	uint8_t retry_left, rnr_left;
+	/* a retry began (a PSN-sequence NAK or the timer) and no ACK came
+	 * since: later NAKs start none (rxe's comp.started_retry) */
+	bool retry_started;
 	struct uroce_qp *rc_next;      /* the context's RC QPs; qp_lock */
 	/* ibv_wr_*'s batch (uroce_qp_ex.c): NULL without send_ops_flags;
 	 * immutable pointer, the batch has its own lock */

@@ -137,15 +137,12 @@ struct uroce_net {
 	 * uroce_net_start's */
 	struct held *held, **held_tail;
 	unsigned int nheld;
-	_Atomic uint64_t drops[UROCE_DROP_COUNT];
-	_Atomic uint64_t unknown_qpn;
-	_Atomic uint64_t forwarded;
 	/* issue 39: faults on what it sends, a capture of what it sends
 	 * and receives (uroce_fault.c, uroce_pcap.c); NULL when not asked
 	 * for; immutable once started */
 	struct uroce_fault *fault;
 	struct uroce_pcap *pcap;
-	_Atomic uint64_t sent, received;   /* packets on the socket */
+	struct uroce_context *ctx;     /* immutable: the counters' */
 };
 
 struct held {
@@ -175,7 +172,8 @@ uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why)
 	uint64_t n;
 
 	pthread_mutex_lock(&ctx->qp_lock);
-	n = ctx->net && why < UROCE_DROP_COUNT ? atomic_load(&ctx->net->drops[why]) : 0;
+	n = why > UROCE_DROP_OK && why < UROCE_DROP_COUNT ?
+		uroce_ctr_get(ctx, uroce_ctr_of_drop(why)) : 0;
 	pthread_mutex_unlock(&ctx->qp_lock);
 	return n;
 }
@@ -434,9 +432,9 @@ static void fwd_send(struct uroce_net *net, const uint8_t *buf, size_t len,
 
 	fwd_name(net, slot, &to);
 	if (sendmsg(net->fwd_fd, &msg, MSG_DONTWAIT) < 0)
-		atomic_fetch_add(&net->unknown_qpn, 1);
+		uroce_count(net->ctx, UROCE_CTR_UNKNOWN_QPN);
 	else
-		atomic_fetch_add(&net->forwarded, 1);
+		uroce_count(net->ctx, UROCE_CTR_FORWARDED);
 }
 
 /* ---- finding the socket's index: probes ------------------------------------ */
@@ -467,7 +465,7 @@ static void hold(struct uroce_net *net, const uint8_t *buf, size_t len,
 	struct held *h;
 
 	if (net->nheld >= HELD_MAX || !(h = malloc(sizeof(*h) + len))) {
-		atomic_fetch_add(&net->unknown_qpn, 1);
+		uroce_count(net->ctx, UROCE_CTR_UNKNOWN_QPN);
 		return;
 	}
 	h->next = NULL;
@@ -565,9 +563,10 @@ static int wire_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
 
 		sv_err("uroce: send to %s: %s", inet_ntoa(dst->sin_addr),
 		       strerror(err));
+		uroce_count(ctx, UROCE_CTR_SEND_ERR);
 		return err;
 	}
-	atomic_fetch_add(&net->sent, 1);
+	uroce_count(ctx, UROCE_CTR_SENT_PKTS);
 	uroce_pcap_write(net->pcap, &net->addr, dst, pkt, len);
 	return 0;
 }
@@ -589,7 +588,7 @@ int uroce_net_send(struct uroce_context *ctx, const struct sockaddr_in *dst,
 
 static void count_drop(struct uroce_net *net, enum uroce_drop why)
 {
-	atomic_fetch_add(&net->drops[why], 1);
+	uroce_count(net->ctx, uroce_ctr_of_drop(why));
 }
 
 enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
@@ -643,17 +642,19 @@ static void handle(struct uroce_context *ctx, const uint8_t *buf, size_t len,
 	 * holds its index): to that context, once */
 	if (len >= UROCE_BTH_BYTES && buf[5] != net->slot) {
 		if (forwarded)
-			atomic_fetch_add(&net->unknown_qpn, 1);
+			uroce_count(ctx, UROCE_CTR_UNKNOWN_QPN);
 		else
 			fwd_send(net, buf, len, src, buf[5]);
 		return;
 	}
-	atomic_fetch_add(&net->received, 1);
+	uroce_count(ctx, UROCE_CTR_RCVD_DATAGRAMS);
 	uroce_pcap_write(net->pcap, src, &net->addr, buf, len);
 	why = uroce_net_deliver(ctx, buf, len, src, &net->addr);
-	if (why == UROCE_DROP_COUNT)
-		atomic_fetch_add(&net->unknown_qpn, 1);
-	else if (why != UROCE_DROP_OK)
+	if (why == UROCE_DROP_OK)
+		uroce_count(ctx, UROCE_CTR_RCVD_PKTS);
+	else if (why == UROCE_DROP_COUNT)
+		uroce_count(ctx, UROCE_CTR_UNKNOWN_QPN);
+	else
 		count_drop(net, why);
 }
 
@@ -853,6 +854,7 @@ int uroce_net_start(struct uroce_context *ctx)
 	if (!net)
 		return ENOMEM;
 	net->held_tail = &net->held;
+	net->ctx = ctx;
 	ret = first_ipv4(ctx, &net->addr);
 	if (ret)
 		goto err_free;
@@ -866,6 +868,13 @@ int uroce_net_start(struct uroce_context *ctx)
 	ret = probe_slot(net);
 	if (ret)
 		goto err_close;
+	/* the folder probe_slot's forwarding made sure of */
+	ret = uroce_counters_open(ctx, net->fwd_dir, net->ns_ino);
+	if (ret) {
+		unlink(net->fwd_name.sun_path);
+		close(net->fwd_fd);
+		goto err_close;
+	}
 	net->pcap = uroce_pcap_open(ctx->netdev);
 	net->fault = uroce_fault_open(ctx, wire_send);
 	ctx->net = net;
@@ -875,6 +884,7 @@ int uroce_net_start(struct uroce_context *ctx)
 		sv_err("uroce: progress thread: %s", strerror(ret));
 		uroce_fault_free(net->fault);
 		uroce_pcap_close(net->pcap);
+		uroce_counters_close(ctx);
 		unlink(net->fwd_name.sun_path);
 		close(net->fwd_fd);
 		goto err_close;
@@ -908,7 +918,7 @@ static void log_summary(struct uroce_context *ctx)
 	if (net->fault)
 		uroce_fault_summary(net->fault, faults, sizeof(faults));
 	for (int why = 1; why < UROCE_DROP_COUNT; why++) {
-		uint64_t c = atomic_load(&net->drops[why]);
+		uint64_t c = uroce_ctr_get(ctx, uroce_ctr_of_drop((enum uroce_drop)why));
 
 		if (c && n < sizeof(drops))
 			n += (size_t)snprintf(drops + n, sizeof(drops) - n, "%s%llu %s",
@@ -917,8 +927,9 @@ static void log_summary(struct uroce_context *ctx)
 					      uroce_drop_name((enum uroce_drop)why));
 	}
 	sv_info("uroce: %s: %llu packets sent, %llu received%s", ctx->netdev,
-		(unsigned long long)atomic_load(&net->sent),
-		(unsigned long long)atomic_load(&net->received), drops);
+		(unsigned long long)uroce_ctr_get(ctx, UROCE_CTR_SENT_PKTS),
+		(unsigned long long)uroce_ctr_get(ctx, UROCE_CTR_RCVD_DATAGRAMS),
+		drops);
 	if (net->fault)
 		sv_info("uroce: %s: faults: %s", ctx->netdev, faults);
 }
@@ -941,6 +952,7 @@ void uroce_net_stop(struct uroce_context *ctx)
 	 * child: its parent sends them) */
 	uroce_fault_drain(net->fault, net->pid == getpid());
 	log_summary(ctx);
+	uroce_counters_close(ctx);
 	uroce_fault_free(net->fault);
 	uroce_pcap_close(net->pcap);
 	close(net->fwd_fd);

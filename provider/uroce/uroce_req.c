@@ -27,7 +27,10 @@
  * uroce_post_send_all: every WR checked, then all posted, or none.
  *
  * A PSN-sequence NAK acknowledges what precedes its PSN and makes the
- * requester send again from that PSN (go-back-N); NAKs for an invalid
+ * requester send again from that PSN (go-back-N), which takes one retry
+ * from retry_cnt as a timeout does (rxe's completer: at 0 the oldest WQE
+ * completes with IBV_WC_RETRY_EXC_ERR); a NAK while a retry is under
+ * way, before any ACK, starts none (rxe's started_retry); NAKs for an invalid
  * request, a remote access or operational error complete the WQE with
  * rxe's status and move the QP to the error state.
  *
@@ -546,17 +549,32 @@ static uint32_t rd_limit(const struct uroce_qp *qp)
 	return qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 }
 
-/* The PSNs before psn are acknowledged: progress, as rxe's completer
- * counts it (any valid ACK or response), so the retries count again
- * and the retransmit timer starts again; a message longer than the
- * window completes over many round trips, each within the timeout. */
-static void ack_to(struct uroce_qp *qp, uint32_t psn)
+/* The retries count again (rxe's reset_retry_counters) */
+static void reset_retries(struct uroce_qp *qp)
 {
-	if (uroce_psn_diff(psn, qp->acked_psn) <= 0)
-		return;
-	qp->acked_psn = psn;
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rnr_left = qp->attr.rnr_retry;
+	qp->retry_started = false;
+}
+
+/* The PSNs before psn are acknowledged: false when they were already */
+static bool acked_to(struct uroce_qp *qp, uint32_t psn)
+{
+	if (uroce_psn_diff(psn, qp->acked_psn) <= 0)
+		return false;
+	qp->acked_psn = psn;
+	return true;
+}
+
+/* An ACK or a response acknowledges the PSNs before psn: progress, as
+ * rxe's completer counts it, so the retries count again and the
+ * retransmit timer starts again; a message longer than the window
+ * completes over many round trips, each within the timeout. */
+static void ack_to(struct uroce_qp *qp, uint32_t psn)
+{
+	if (!acked_to(qp, psn))
+		return;
+	reset_retries(qp);
 	arm(qp);
 }
 
@@ -657,6 +675,7 @@ void uroce_req_reset(struct uroce_qp *qp)
 	qp->acked_psn = qp->sq_psn;
 	qp->rd_out = 0;
 	qp->noack_pkts = 0;
+	qp->retry_started = false;
 }
 
 /* Complete the head WQE with st: its message freed, its READ/atomic
@@ -968,6 +987,7 @@ int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr)
 /* ---- ACKs and NAKs (the progress thread) ------------------------------------------------- */
 
 static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+static void seq_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
 
 /* Complete the WQEs whose last PSN precedes psn (before: true) or is at
  * most psn. */
@@ -991,8 +1011,7 @@ static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
 	}
 	/* progress: the retries count again, the timer from now */
 	if (qp->sq_head != head) {
-		qp->retry_left = qp->attr.retry_cnt;
-		qp->rnr_left = qp->attr.rnr_retry;
+		reset_retries(qp);
 		arm(qp);
 	}
 }
@@ -1103,13 +1122,13 @@ void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		push(qp);
 		return;
 	case UROCE_AETH_NAK:
+		if (syn == UROCE_AETH_NAK_PSN_SEQ_ERROR) {
+			seq_nak(qp, pkt);
+			return;
+		}
 		/* a NAK acknowledges the PSNs before its own */
 		ack_to(qp, pkt->bth.psn);
 		complete_acked(qp, pkt->bth.psn, true);
-		if (syn == UROCE_AETH_NAK_PSN_SEQ_ERROR) {
-			go_back(qp);
-			return;
-		}
 		if (qp->sq_head != qp->sq_tail)
 			retire_head(qp, nak_status(syn));
 		uroce_qp_to_error(qp);
@@ -1131,17 +1150,52 @@ static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st)
  * time it asks for, rnr_retry times (7: for ever). */
 static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
+	uroce_count(qp->ctx, UROCE_CTR_RCV_RNR);
 	ack_to(qp, pkt->bth.psn);
 	complete_acked(qp, pkt->bth.psn, true);
 	if (qp->sq_head == qp->sq_tail)
 		return;
 	if (qp->attr.rnr_retry != 7 && qp->rnr_left-- == 0) {
+		uroce_count(qp->ctx, UROCE_CTR_RNR_RETRY_EXCEEDED);
 		fail_head(qp, IBV_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
 	qp->rnr_wait = true;
 	qp->rnr_psn = pkt->bth.psn;
 	qp->timer_ns = now_ns() + 1000ull * rnr_usec[pkt->aeth.syndrome & 0x1f];
+}
+
+/* Send again from the oldest unacknowledged packet (a retransmit
+ * timeout, a PSN-sequence NAK), retry_cnt times (7: for ever), then
+ * complete the head WQE with RETRY_EXC_ERR: rxe's completer, which
+ * takes one retry from retry_cnt for either. */
+static void retry(struct uroce_qp *qp, const char *why)
+{
+	if (qp->attr.retry_cnt != 7 && qp->retry_left-- == 0) {
+		uroce_count(qp->ctx, UROCE_CTR_RETRY_EXCEEDED);
+		fail_head(qp, IBV_WC_RETRY_EXC_ERR);
+		return;
+	}
+	sv_dbg("uroce: QP %#x: %s; sending again from PSN %#x",
+	       qp->core.qp.qp_num, why, qp->acked_psn);
+	uroce_count(qp->ctx, UROCE_CTR_COMP_RETRY);
+	qp->retry_started = true;
+	go_back(qp);
+	arm(qp);
+}
+
+/* A PSN-sequence NAK: the PSNs before its own are acknowledged (counted
+ * as rxe counts rcvd_seq_err: when that is news), and, unless a retry
+ * is under way (rxe starts one per ACK), the requester sends again from
+ * the NAK's PSN, one retry taken from retry_cnt. */
+static void seq_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	if (acked_to(qp, pkt->bth.psn))
+		uroce_count(qp->ctx, UROCE_CTR_RCV_SEQ_ERR);
+	complete_acked(qp, pkt->bth.psn, true);
+	if (qp->sq_head == qp->sq_tail || qp->retry_started)
+		return;
+	retry(qp, "PSN sequence error NAK");
 }
 
 void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
@@ -1154,14 +1208,7 @@ void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
 		arm(qp);
 		return;
 	}
-	if (qp->attr.retry_cnt != 7 && qp->retry_left-- == 0) {
-		fail_head(qp, IBV_WC_RETRY_EXC_ERR);
-		return;
-	}
-	sv_dbg("uroce: QP %#x: no ACK in time; sending again from PSN %#x",
-	       qp->core.qp.qp_num, qp->acked_psn);
-	go_back(qp);
-	arm(qp);
+	retry(qp, "no ACK in time");
 }
 
 void uroce_req_timers(struct uroce_context *ctx)

@@ -720,15 +720,15 @@ START_TEST(qp_ex_failed_batches)
 	struct ibv_qp_ex *qx;
 	struct exwc w[2];
 	static uint8_t big[100];
-	struct ibv_sge four[4];
+	struct ibv_sge five[5];
 
 	if (!open_end(&e, NULL))
 		return;
 	pair(&e, IBV_QPT_RC, RC_OPS, 4, &a, &b);
 	qx = ibv_qp_to_qp_ex(a);
 	fill(e.buf, 4096, 8);
-	for (int i = 0; i < 4; i++)
-		four[i] = (struct ibv_sge){ (uintptr_t)e.buf, 8, e.mr->lkey };
+	for (int i = 0; i < 5; i++)
+		five[i] = (struct ibv_sge){ (uintptr_t)e.buf, 8, e.mr->lkey };
 	post_recv(b, &e, 8192, 1024, 50);
 
 	for (int c = 0; c < 7; c++) {
@@ -748,9 +748,10 @@ START_TEST(qp_ex_failed_batches)
 			ibv_wr_atomic_fetch_add(qx, e.mr->rkey, (uintptr_t)e.buf + 4, 1);
 			ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf, 8);
 			break;
-		case 3: /* four SGEs, max_send_sge 3 */
+		case 3: /* five SGEs, max_send_sge 3 (4 granted, as rxe:
+			 * the room of 64 inline bytes) */
 			ibv_wr_send(qx);
-			ibv_wr_set_sge_list(qx, 4, four);
+			ibv_wr_set_sge_list(qx, 5, five);
 			break;
 		case 4: /* a READ with inline data */
 			ibv_wr_rdma_read(qx, e.mr->rkey, (uintptr_t)e.buf);
