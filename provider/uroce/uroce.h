@@ -473,19 +473,22 @@ struct uroce_swqe {
 	uint32_t rkey;
 	uint8_t *data;                 /* READ, atomics: the num_sge SGEs */
 	uint32_t num_sge;              /* READ, atomics */
-	uint32_t len;                  /* bytes */
+	uint32_t len;                  /* bytes (FLUSH: the range's; it
+					* carries none) */
 	uint32_t first_psn, last_psn;  /* RC: the PSNs it took */
 	uint32_t read_psn;             /* READ, atomics: the response PSN
 					* expected (last_psn + 1: all came) */
 	uint64_t compare_add, swap;    /* atomics: the AtomicETH's operands */
 	uint32_t inv_rkey;             /* SEND_WITH_INV: the IETH's rkey */
+	uint8_t flush_type;            /* FLUSH: the FETH's placement type */
+	uint8_t flush_level;           /* FLUSH: its selectivity level */
 	bool local;                    /* LOCAL_INV, BIND_MW: no packet; it
 					* completes with the WQE before it */
 	/* RC requester's windows (uroce_req.c) */
 	bool fence;                    /* IBV_SEND_FENCE: sent once every
 					* WQE before it completed (rxe) */
-	bool rd_slot;                  /* READ, atomics: holds one of the
-					* max_rd_atomic slots */
+	bool rd_slot;                  /* READ, atomics, ATOMIC WRITE: holds
+					* one of the max_rd_atomic slots */
 };
 
 /* The responder's READ and atomic resources (rxe's resp.resources): a
@@ -500,7 +503,10 @@ struct uroce_swqe {
 #define UROCE_RD_RES 128               /* rxe's max_qp_rd_atom */
 struct uroce_rd_res {
 	bool valid;
-	bool read;                     /* a READ, else an atomic */
+	bool read;                     /* a READ, else an atomic... */
+	bool empty;                    /* ...or an ATOMIC WRITE or a FLUSH
+					* (answered with an empty READ
+					* RESPONSE) */
 	uint32_t first_psn, last_psn;  /* the PSNs its answer takes */
 	uint64_t va;                   /* READ: the RETH's range */
 	uint32_t len;
@@ -815,6 +821,37 @@ void uroce_qp_ex_fini(struct uroce_qp *qp);
  * for all of them, before the first is posted. 0, or the first error
  * and nothing posted. */
 int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr);
+
+/* A FLUSH in such a list (ibv_wr_flush; an ibv_send_wr has no fields
+ * for it, and uroce_post_send refuses opcode SV_WR_FLUSH): wr.atomic's
+ * remote_addr and rkey name the range's start and key, compare_add is
+ * its length (at most UINT32_MAX: the RETH's), swap the FETH's
+ * placement type (low byte) and selectivity level (next byte). */
+static inline void uroce_flush_wr_set(struct ibv_send_wr *wr, uint32_t rkey,
+				      uint64_t remote_addr, uint32_t len,
+				      uint8_t type, uint8_t level)
+{
+	wr->opcode = (enum ibv_wr_opcode)SV_WR_FLUSH;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.compare_add = len;
+	wr->wr.atomic.swap = (uint64_t)type | (uint64_t)level << 8;
+}
+
+static inline uint32_t uroce_flush_wr_len(const struct ibv_send_wr *wr)
+{
+	return (uint32_t)wr->wr.atomic.compare_add;
+}
+
+static inline uint8_t uroce_flush_wr_type(const struct ibv_send_wr *wr)
+{
+	return (uint8_t)wr->wr.atomic.swap;
+}
+
+static inline uint8_t uroce_flush_wr_level(const struct ibv_send_wr *wr)
+{
+	return (uint8_t)(wr->wr.atomic.swap >> 8);
+}
 
 /* ---- uroce_driver.c: the driver (lib/registry.h) ------------------------- */
 

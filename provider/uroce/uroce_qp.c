@@ -32,9 +32,12 @@
 #define UROCE_MAX_RD_ATOM 128
 _Static_assert(UROCE_RD_RES >= UROCE_MAX_RD_ATOM,
 	       "a responder resource for every max_dest_rd_atomic");
+/* the remote accesses a QP may grant; FLUSH's two as rxe from 6.2 takes
+ * them (its responder checks them per placement type) */
 #define UROCE_QP_ACCESS                                                       \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                   \
-	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                  \
+	 SV_ACCESS_FLUSH_GLOBAL | SV_ACCESS_FLUSH_PERSISTENT)
 
 /* ---- the transitions ------------------------------------------------------ */
 
@@ -152,6 +155,8 @@ void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
 		[IBV_WR_LOCAL_INV] = IBV_WC_LOCAL_INV,
 		[IBV_WR_BIND_MW] = IBV_WC_BIND_MW,
 		[IBV_WR_SEND_WITH_INV] = IBV_WC_SEND,
+		[SV_WR_FLUSH] = SV_WC_FLUSH,
+		[IBV_WR_ATOMIC_WRITE] = IBV_WC_ATOMIC_WRITE,
 	};
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -369,7 +374,7 @@ static int check_init(struct ibv_context *ibctx,
 	/* rdma-core's rxe: a send op the QP type cannot post is EOPNOTSUPP */
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (a->send_ops_flags & ~uroce_qp_ex_ops(a->qp_type))) {
-		sv_err("uroce: send_ops_flags %#llx: a %s QP takes %#llx (no SEND_WITH_INV, LOCAL_INV, BIND_MW, ATOMIC WRITE, FLUSH yet)",
+		sv_err("uroce: send_ops_flags %#llx: a %s QP takes %#llx",
 		       (unsigned long long)a->send_ops_flags,
 		       sv_qp_type_name(a->qp_type),
 		       (unsigned long long)uroce_qp_ex_ops(a->qp_type));
