@@ -104,6 +104,57 @@ bool uroce_sa_same_ip(const union uroce_sockaddr *a,
 #define UROCE_SA_STRLEN (INET6_ADDRSTRLEN + 16)
 const char *uroce_sa_str(const union uroce_sockaddr *sa, char *buf);
 
+/* ---- uroce_counters.c: the counters, visible while the process runs ---- */
+
+/* rxe's hw_counters (rxe_hw_counters.c), by their names, then uroce's
+ * own: the datagrams its socket took for its QPNs, those it forwarded,
+ * and why it dropped those it dropped (uroce_counters.c names the
+ * reasons of enum uroce_drop: drop_icrc, drop_short, ...). */
+#define UROCE_COUNTERS(X) \
+	X(SENT_PKTS, "sent_pkts") \
+	X(RCVD_PKTS, "rcvd_pkts") \
+	X(DUP_REQ, "duplicate_request") \
+	X(OUT_OF_SEQ_REQ, "out_of_seq_request") \
+	X(RCV_RNR, "rcvd_rnr_err") \
+	X(SND_RNR, "send_rnr_err") \
+	X(RCV_SEQ_ERR, "rcvd_seq_err") \
+	X(ACK_DEFERRED, "ack_deferred") \
+	X(RETRY_EXCEEDED, "retry_exceeded_err") \
+	X(RNR_RETRY_EXCEEDED, "retry_rnr_exceeded_err") \
+	X(COMP_RETRY, "completer_retry_err") \
+	X(SEND_ERR, "send_err") \
+	X(LINK_DOWNED, "link_downed") \
+	X(RDMA_SEND, "rdma_sends") \
+	X(RDMA_RECV, "rdma_recvs") \
+	X(RCVD_DATAGRAMS, "rcvd_datagrams") \
+	X(FORWARDED, "forwarded_pkts") \
+	X(UNKNOWN_QPN, "drop_unknown_qpn")
+
+enum uroce_ctr {
+#define UROCE_CTR_ENUM(name, text) UROCE_CTR_##name,
+	UROCE_COUNTERS(UROCE_CTR_ENUM)
+#undef UROCE_CTR_ENUM
+	/* then one per drop reason (uroce_ctr_of_drop) */
+	UROCE_CTR_DROP,
+	UROCE_CTR_COUNT = UROCE_CTR_DROP + UROCE_DROP_COUNT - 1
+};
+
+/* The counter of a drop reason (not UROCE_DROP_OK) */
+static inline enum uroce_ctr uroce_ctr_of_drop(enum uroce_drop why)
+{
+	return (enum uroce_ctr)(UROCE_CTR_DROP + why - 1);
+}
+
+/* The values: in a file of the user's runtime folder, mapped shared,
+ * that softverbs link show -s reads (uroce_counters.c says how), or in
+ * the process's memory when there is no such file. */
+struct uroce_counters {
+	_Atomic uint64_t v[UROCE_CTR_COUNT];
+};
+
+/* The name of counter c ("sent_pkts", "drop_icrc", ...) */
+const char *uroce_ctr_name(enum uroce_ctr c);
+
 /* ---- uroce_verbs.c: the provider --------------------------------------- */
 
 /* A PD: local, listed in its context so that closing frees it. */
@@ -131,12 +182,41 @@ struct uroce_context {
 	uint32_t next_qpn;             /* low 16 bits to try next; qp_lock */
 	struct uroce_net *net;         /* NULL until the first QP; qp_lock */
 	struct uroce_qp *rc_qps;       /* RC QPs (their timers); qp_lock */
+	/* the counters (uroce_counters.c): set with the engine, NULL
+	 * before; the values are atomics, counted from any thread */
+	struct uroce_counters *ctr;
+	struct uroce_ctr_file *ctr_file;
 };
 
 static inline struct uroce_context *to_uroce_context(struct ibv_context *ibctx)
 {
 	return container_of(sv_to_context(ibctx), struct uroce_context, sv);
 }
+
+/* Count one of c (relaxed: the counts order nothing) */
+static inline void uroce_count(struct uroce_context *ctx, enum uroce_ctr c)
+{
+	if (ctx->ctr)
+		atomic_fetch_add_explicit(&ctx->ctr->v[c], 1,
+					  memory_order_relaxed);
+}
+
+static inline uint64_t uroce_ctr_get(const struct uroce_context *ctx,
+				     enum uroce_ctr c)
+{
+	return ctx->ctr ? atomic_load_explicit(&ctx->ctr->v[c],
+					       memory_order_relaxed) : 0;
+}
+
+/* The context's counters, with its engine (uroce_net.c, qp_lock held):
+ * a new file in dir, the user's private folder of the forwarding
+ * sockets, that names the device, its interface, the network namespace
+ * (ns_ino) and the counters, mapped shared; the process's memory when
+ * the file cannot be made (logged). 0 or ENOMEM. */
+int uroce_counters_open(struct uroce_context *ctx, const char *dir,
+			unsigned long long ns_ino);
+/* Remove the file (not from a forked child: its parent's), unmap. */
+void uroce_counters_close(struct uroce_context *ctx);
 
 extern const struct sv_provider uroce_provider;
 /* The driver's open, after the core allocated ctx: the provider's part
@@ -426,33 +506,44 @@ struct uroce_swqe {
 	uint32_t rkey;
 	uint8_t *data;                 /* READ, atomics: the num_sge SGEs */
 	uint32_t num_sge;              /* READ, atomics */
-	uint32_t len;                  /* bytes */
+	uint32_t len;                  /* bytes (FLUSH: the range's; it
+					* carries none) */
 	uint32_t first_psn, last_psn;  /* RC: the PSNs it took */
 	uint32_t read_psn;             /* READ, atomics: the response PSN
 					* expected (last_psn + 1: all came) */
 	uint64_t compare_add, swap;    /* atomics: the AtomicETH's operands */
 	uint32_t inv_rkey;             /* SEND_WITH_INV: the IETH's rkey */
+	uint8_t flush_type;            /* FLUSH: the FETH's placement type */
+	uint8_t flush_level;           /* FLUSH: its selectivity level */
 	bool local;                    /* LOCAL_INV, BIND_MW: no packet; it
 					* completes with the WQE before it */
 	/* RC requester's windows (uroce_req.c) */
 	bool fence;                    /* IBV_SEND_FENCE: sent once every
 					* WQE before it completed (rxe) */
-	bool rd_slot;                  /* READ, atomics: holds one of the
-					* max_rd_atomic slots */
+	bool rd_slot;                  /* READ, atomics, ATOMIC WRITE: holds
+					* one of the max_rd_atomic slots */
 };
 
-/* The responder's saved atomic results (rxe's resources): a duplicate
- * atomic request is answered with the value it first returned, never
- * executed twice (IBTA 9.7.5.1.3, C9-110). As many as the largest
- * max_dest_rd_atomic (rxe's 128): a requester that lost one ATOMIC
- * ACKNOWLEDGE drops the ones after it and asks again for all it has
- * outstanding (as rxe's completer does), up to its max_rd_atomic; each
- * must still be answerable, or the requester retries for ever. */
-#define UROCE_ATOMIC_RES 128
-struct uroce_atomic_res {
+/* The responder's READ and atomic resources (rxe's resp.resources): a
+ * ring of max_dest_rd_atomic of them (rounded up to a power of two, as
+ * rxe), each READ or atomic executed taking the oldest one's place. A
+ * duplicate request is answered only while its resource is there (rxe's
+ * class D otherwise: dropped): a READ again from its own RETH, if that
+ * lies inside the first one's range; an atomic with the value it first
+ * returned, never executed twice (IBTA 9.7.5.1.3, C9-110). A requester
+ * that keeps at most max_rd_atomic outstanding, no more than the
+ * responder's max_dest_rd_atomic, finds every retried one there. */
+#define UROCE_RD_RES 128               /* rxe's max_qp_rd_atom */
+struct uroce_rd_res {
 	bool valid;
-	uint32_t psn;
-	uint64_t orig;
+	bool read;                     /* a READ, else an atomic... */
+	bool empty;                    /* ...or an ATOMIC WRITE or a FLUSH
+					* (answered with an empty READ
+					* RESPONSE) */
+	uint32_t first_psn, last_psn;  /* the PSNs its answer takes */
+	uint64_t va;                   /* READ: the RETH's range */
+	uint32_t len;
+	uint64_t orig;                 /* atomic: what it returned */
 };
 
 /* The message the responder is receiving (RC, UC). */
@@ -496,8 +587,9 @@ struct uroce_qp {
 	 * resp.have_wqe; its sge array is srq->max_sge long */
 	struct uroce_srq *srq;
 	struct uroce_rwqe srq_wqe;
-	struct uroce_atomic_res atomic_res[UROCE_ATOMIC_RES];
-	uint32_t atomic_res_next;      /* the slot the next result takes */
+	struct uroce_rd_res rd_res[UROCE_RD_RES];
+	uint32_t rd_res_next;          /* the one the next READ or atomic
+					* takes (mod max_dest_rd_atomic) */
 	/* RC requester's timer: a CLOCK_MONOTONIC deadline (0: none) for a
 	 * retransmission, or after an RNR NAK (rnr_wait) for sending again
 	 * from rnr_psn; the retries left (retry_cnt, rnr_retry; 7:
@@ -506,6 +598,9 @@ struct uroce_qp {
 	bool rnr_wait;
 	uint32_t rnr_psn;
 	uint8_t retry_left, rnr_left;
+	/* a retry began (a PSN-sequence NAK or the timer) and no ACK came
+	 * since: later NAKs start none (rxe's comp.started_retry) */
+	bool retry_started;
 	struct uroce_qp *rc_next;      /* the context's RC QPs; qp_lock */
 	/* ibv_wr_*'s batch (uroce_qp_ex.c): NULL without send_ops_flags;
 	 * immutable pointer, the batch has its own lock */
@@ -766,6 +861,37 @@ void uroce_qp_ex_fini(struct uroce_qp *qp);
  * for all of them, before the first is posted. 0, or the first error
  * and nothing posted. */
 int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr);
+
+/* A FLUSH in such a list (ibv_wr_flush; an ibv_send_wr has no fields
+ * for it, and uroce_post_send refuses opcode SV_WR_FLUSH): wr.atomic's
+ * remote_addr and rkey name the range's start and key, compare_add is
+ * its length (at most UINT32_MAX: the RETH's), swap the FETH's
+ * placement type (low byte) and selectivity level (next byte). */
+static inline void uroce_flush_wr_set(struct ibv_send_wr *wr, uint32_t rkey,
+				      uint64_t remote_addr, uint32_t len,
+				      uint8_t type, uint8_t level)
+{
+	wr->opcode = (enum ibv_wr_opcode)SV_WR_FLUSH;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.compare_add = len;
+	wr->wr.atomic.swap = (uint64_t)type | (uint64_t)level << 8;
+}
+
+static inline uint32_t uroce_flush_wr_len(const struct ibv_send_wr *wr)
+{
+	return (uint32_t)wr->wr.atomic.compare_add;
+}
+
+static inline uint8_t uroce_flush_wr_type(const struct ibv_send_wr *wr)
+{
+	return (uint8_t)wr->wr.atomic.swap;
+}
+
+static inline uint8_t uroce_flush_wr_level(const struct ibv_send_wr *wr)
+{
+	return (uint8_t)(wr->wr.atomic.swap >> 8);
+}
 
 /* ---- uroce_driver.c: the driver (lib/registry.h) ------------------------- */
 

@@ -43,12 +43,12 @@
 #define GEN_LIMIT (1u << GEN_BITS)
 
 /* the access flags a registration may ask for (rxe's, and the hint
- * HUGETLB); the core has refused unknown bits already */
+ * HUGETLB); the core has refused unknown bits already. FLUSH_GLOBAL as
+ * rxe from 6.2; not FLUSH_PERSISTENT (see check_access) */
 #define UROCE_ACCESS_SUPPORTED                                                \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                   \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                  \
-	 IBV_ACCESS_MW_BIND | IBV_ACCESS_HUGETLB | SV_ACCESS_FLUSH_GLOBAL |   \
-	 SV_ACCESS_FLUSH_PERSISTENT)
+	 IBV_ACCESS_MW_BIND | IBV_ACCESS_HUGETLB | SV_ACCESS_FLUSH_GLOBAL)
 #define UROCE_ACCESS_REMOTE                                                   \
 	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |                   \
 	 IBV_ACCESS_REMOTE_ATOMIC)
@@ -315,6 +315,14 @@ struct uroce_mr *uroce_mr_find_locked(uint32_t key)
 /* 0 or a positive errno, logged */
 static int check_access(int access)
 {
+	/* rxe takes it on persistent memory only (EINVAL elsewhere); a
+	 * process cannot make its stores persistent, so uroce does not
+	 * claim IB_DEVICE_FLUSH_PERSISTENT, and the kernel's
+	 * ib_check_mr_access answers EOPNOTSUPP for a device without it */
+	if (access & SV_ACCESS_FLUSH_PERSISTENT) {
+		sv_err("uroce: IBV_ACCESS_FLUSH_PERSISTENT: a uroce device cannot make memory persistent (it does not claim FLUSH_PERSISTENT); IBV_ACCESS_FLUSH_GLOBAL is supported");
+		return EOPNOTSUPP;
+	}
 	if (access & ~UROCE_ACCESS_SUPPORTED) {
 		sv_err("uroce: access flags 0x%x not supported (no on-demand paging, no zero-based MR)",
 		       access & ~UROCE_ACCESS_SUPPORTED);

@@ -179,15 +179,12 @@ struct uroce_net {
 	 * uroce_net_start's */
 	struct held *held, **held_tail;
 	unsigned int nheld;
-	_Atomic uint64_t drops[UROCE_DROP_COUNT];
-	_Atomic uint64_t unknown_qpn;
-	_Atomic uint64_t forwarded;
 	/* issue 39: faults on what it sends, a capture of what it sends
 	 * and receives (uroce_fault.c, uroce_pcap.c); NULL when not asked
 	 * for; immutable once started */
 	struct uroce_fault *fault;
 	struct uroce_pcap *pcap;
-	_Atomic uint64_t sent, received;   /* packets on the sockets */
+	struct uroce_context *ctx;     /* immutable: the counters' */
 };
 
 struct held {
@@ -213,7 +210,8 @@ uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why)
 	uint64_t n;
 
 	pthread_mutex_lock(&ctx->qp_lock);
-	n = ctx->net && why < UROCE_DROP_COUNT ? atomic_load(&ctx->net->drops[why]) : 0;
+	n = why > UROCE_DROP_OK && why < UROCE_DROP_COUNT ?
+		uroce_ctr_get(ctx, uroce_ctr_of_drop(why)) : 0;
 	pthread_mutex_unlock(&ctx->qp_lock);
 	return n;
 }
@@ -605,9 +603,9 @@ static void fwd_send(struct uroce_net *net, const struct endpoint *ep,
 
 	fwd_name(net, ep, slot, &to);
 	if (sendmsg(ep->fwd_fd, &msg, MSG_DONTWAIT) < 0)
-		atomic_fetch_add(&net->unknown_qpn, 1);
+		uroce_count(net->ctx, UROCE_CTR_UNKNOWN_QPN);
 	else
-		atomic_fetch_add(&net->forwarded, 1);
+		uroce_count(net->ctx, UROCE_CTR_FORWARDED);
 }
 
 /* ---- finding the socket's index: probes ------------------------------------ */
@@ -638,7 +636,7 @@ static void hold(struct uroce_net *net, const uint8_t *buf, size_t len,
 	struct held *h;
 
 	if (net->nheld >= HELD_MAX || !(h = malloc(sizeof(*h) + len))) {
-		atomic_fetch_add(&net->unknown_qpn, 1);
+		uroce_count(net->ctx, UROCE_CTR_UNKNOWN_QPN);
 		return;
 	}
 	h->next = NULL;
@@ -763,9 +761,10 @@ static int wire_send(struct uroce_context *ctx, const struct uroce_route *route,
 
 		sv_err("uroce: send to %s: %s", uroce_sa_str(dst, ip),
 		       strerror(err));
+		uroce_count(ctx, UROCE_CTR_SEND_ERR);
 		return err;
 	}
-	atomic_fetch_add(&net->sent, 1);
+	uroce_count(ctx, UROCE_CTR_SENT_PKTS);
 	uroce_pcap_write(net->pcap, &ep->addr, dst, pkt, len);
 	return 0;
 }
@@ -790,7 +789,7 @@ int uroce_net_send(struct uroce_context *ctx, const struct uroce_route *route,
 
 static void count_drop(struct uroce_net *net, enum uroce_drop why)
 {
-	atomic_fetch_add(&net->drops[why], 1);
+	uroce_count(net->ctx, uroce_ctr_of_drop(why));
 }
 
 enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
@@ -849,17 +848,19 @@ static void handle(struct uroce_context *ctx, const struct endpoint *ep,
 	 * group): to that context, once */
 	if (len >= UROCE_BTH_BYTES && buf[5] != net->slot) {
 		if (forwarded)
-			atomic_fetch_add(&net->unknown_qpn, 1);
+			uroce_count(ctx, UROCE_CTR_UNKNOWN_QPN);
 		else
 			fwd_send(net, ep, buf, len, src, buf[5]);
 		return;
 	}
-	atomic_fetch_add(&net->received, 1);
+	uroce_count(ctx, UROCE_CTR_RCVD_DATAGRAMS);
 	uroce_pcap_write(net->pcap, src, &ep->addr, buf, len);
 	why = uroce_net_deliver(ctx, buf, len, src, &ep->addr);
-	if (why == UROCE_DROP_COUNT)
-		atomic_fetch_add(&net->unknown_qpn, 1);
-	else if (why != UROCE_DROP_OK)
+	if (why == UROCE_DROP_OK)
+		uroce_count(ctx, UROCE_CTR_RCVD_PKTS);
+	else if (why == UROCE_DROP_COUNT)
+		uroce_count(ctx, UROCE_CTR_UNKNOWN_QPN);
+	else
 		count_drop(net, why);
 }
 
@@ -1113,6 +1114,7 @@ int uroce_net_start(struct uroce_context *ctx)
 	if (!net)
 		return ENOMEM;
 	net->held_tail = &net->held;
+	net->ctx = ctx;
 	ret = list_addrs(ctx, net);
 	if (ret)
 		goto err_free;
@@ -1126,6 +1128,10 @@ int uroce_net_start(struct uroce_context *ctx)
 	ret = probe_slot(net);
 	if (ret)
 		goto err_close;
+	/* the folder probe_slot's forwarding made sure of */
+	ret = uroce_counters_open(ctx, net->fwd_dir, net->ns_ino);
+	if (ret)
+		goto err_close;
 	net->pcap = uroce_pcap_open(ctx->netdev);
 	net->fault = uroce_fault_open(ctx, wire_send);
 	ctx->net = net;
@@ -1135,6 +1141,7 @@ int uroce_net_start(struct uroce_context *ctx)
 		sv_err("uroce: progress thread: %s", strerror(ret));
 		uroce_fault_free(net->fault);
 		uroce_pcap_close(net->pcap);
+		uroce_counters_close(ctx);
 		goto err_close;
 	}
 	eps_text(net, addrs, sizeof(addrs));
@@ -1167,7 +1174,7 @@ static void log_summary(struct uroce_context *ctx)
 	if (net->fault)
 		uroce_fault_summary(net->fault, faults, sizeof(faults));
 	for (int why = 1; why < UROCE_DROP_COUNT; why++) {
-		uint64_t c = atomic_load(&net->drops[why]);
+		uint64_t c = uroce_ctr_get(ctx, uroce_ctr_of_drop((enum uroce_drop)why));
 
 		if (c && n < sizeof(drops))
 			n += (size_t)snprintf(drops + n, sizeof(drops) - n, "%s%llu %s",
@@ -1176,8 +1183,9 @@ static void log_summary(struct uroce_context *ctx)
 					      uroce_drop_name((enum uroce_drop)why));
 	}
 	sv_info("uroce: %s: %llu packets sent, %llu received%s", ctx->netdev,
-		(unsigned long long)atomic_load(&net->sent),
-		(unsigned long long)atomic_load(&net->received), drops);
+		(unsigned long long)uroce_ctr_get(ctx, UROCE_CTR_SENT_PKTS),
+		(unsigned long long)uroce_ctr_get(ctx, UROCE_CTR_RCVD_DATAGRAMS),
+		drops);
 	if (net->fault)
 		sv_info("uroce: %s: faults: %s", ctx->netdev, faults);
 }
@@ -1199,6 +1207,7 @@ void uroce_net_stop(struct uroce_context *ctx)
 	 * child: its parent sends them) */
 	uroce_fault_drain(net->fault, net->pid == getpid());
 	log_summary(ctx);
+	uroce_counters_close(ctx);
 	uroce_fault_free(net->fault);
 	uroce_pcap_close(net->pcap);
 	/* the names are the process's that bound them, not a forked

@@ -30,11 +30,14 @@
 #define UROCE_MAX_QP_WR 1048576
 #define UROCE_MAX_SGE 32
 #define UROCE_MAX_RD_ATOM 128
-_Static_assert(UROCE_ATOMIC_RES >= UROCE_MAX_RD_ATOM,
-	       "a saved atomic result for every max_dest_rd_atomic");
+_Static_assert(UROCE_RD_RES >= UROCE_MAX_RD_ATOM,
+	       "a responder resource for every max_dest_rd_atomic");
+/* the remote accesses a QP may grant; FLUSH's two as rxe from 6.2 takes
+ * them (its responder checks them per placement type) */
 #define UROCE_QP_ACCESS                                                       \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                   \
-	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                  \
+	 SV_ACCESS_FLUSH_GLOBAL | SV_ACCESS_FLUSH_PERSISTENT)
 
 /* ---- the transitions ------------------------------------------------------ */
 
@@ -152,6 +155,8 @@ void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
 		[IBV_WR_LOCAL_INV] = IBV_WC_LOCAL_INV,
 		[IBV_WR_BIND_MW] = IBV_WC_BIND_MW,
 		[IBV_WR_SEND_WITH_INV] = IBV_WC_SEND,
+		[SV_WR_FLUSH] = SV_WC_FLUSH,
+		[IBV_WR_ATOMIC_WRITE] = IBV_WC_ATOMIC_WRITE,
 	};
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -159,6 +164,10 @@ void uroce_complete_send(struct uroce_qp *qp, const struct uroce_swqe *wqe,
 		.qp_num = qp->core.qp.qp_num,
 	};
 
+	/* rxe's do_complete counts every SEND WQE it completes */
+	if (wqe->opcode == IBV_WR_SEND || wqe->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wqe->opcode == IBV_WR_SEND_WITH_INV)
+		uroce_count(qp->ctx, UROCE_CTR_RDMA_SEND);
 	if (status == IBV_WC_SUCCESS && !wqe->signaled && !qp->sq_sig_all)
 		return;
 	if ((size_t)wqe->opcode < sizeof(opcodes) / sizeof(opcodes[0]))
@@ -221,7 +230,8 @@ static void qp_reset(struct uroce_qp *qp)
 	qp->timer_ns = 0;
 	qp->rnr_wait = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
-	memset(qp->atomic_res, 0, sizeof(qp->atomic_res));
+	memset(qp->rd_res, 0, sizeof(qp->rd_res));
+	qp->rd_res_next = 0;
 	uroce_req_reset(qp);
 }
 
@@ -254,6 +264,14 @@ static void apply(struct uroce_qp *qp, const struct ibv_qp_attr *a, int mask,
 	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && q->max_rd_atomic)
 		while (q->max_rd_atomic & (q->max_rd_atomic - 1))
 			q->max_rd_atomic += q->max_rd_atomic & -q->max_rd_atomic;
+	/* and its responder's ring of resources, made anew */
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC) {
+		while (q->max_dest_rd_atomic & (q->max_dest_rd_atomic - 1))
+			q->max_dest_rd_atomic += q->max_dest_rd_atomic &
+						 -q->max_dest_rd_atomic;
+		memset(qp->rd_res, 0, sizeof(qp->rd_res));
+		qp->rd_res_next = 0;
+	}
 	if (mask & IBV_QP_AV)
 		qp->peer = *peer;
 	if (mask & IBV_QP_RQ_PSN) {
@@ -356,7 +374,7 @@ static int check_init(struct ibv_context *ibctx,
 	/* rdma-core's rxe: a send op the QP type cannot post is EOPNOTSUPP */
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (a->send_ops_flags & ~uroce_qp_ex_ops(a->qp_type))) {
-		sv_err("uroce: send_ops_flags %#llx: a %s QP takes %#llx (no SEND_WITH_INV, LOCAL_INV, BIND_MW, ATOMIC WRITE, FLUSH yet)",
+		sv_err("uroce: send_ops_flags %#llx: a %s QP takes %#llx",
 		       (unsigned long long)a->send_ops_flags,
 		       sv_qp_type_name(a->qp_type),
 		       (unsigned long long)uroce_qp_ex_ops(a->qp_type));
@@ -381,6 +399,21 @@ static int check_init(struct ibv_context *ibctx,
 		return EINVAL;
 	}
 	return 0;
+}
+
+/* What the send queue grants, as rxe_init_sq: a WQE has room for the
+ * larger of max_send_sge SGEs and max_inline_data bytes, and the QP
+ * gets all the SGEs and inline bytes that room holds (a QP made for
+ * inline data alone, max_send_sge 0, posts its inline WRs with SGEs;
+ * rdma-core's rxe checks num_sge against what the kernel granted). */
+static void grant_send_caps(struct ibv_qp_cap *cap)
+{
+	uint32_t room = cap->max_send_sge * (uint32_t)sizeof(struct ibv_sge);
+
+	if (cap->max_inline_data > room)
+		room = cap->max_inline_data;
+	cap->max_send_sge = room / (uint32_t)sizeof(struct ibv_sge);
+	cap->max_inline_data = room;
 }
 
 static int alloc_queues(struct uroce_qp *qp)
@@ -513,6 +546,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *ibctx,
 	}
 	pthread_mutex_init(&qp->lock, NULL);
 	qp->ctx = ctx;
+	grant_send_caps(&attr->cap);
 	qp->cap = attr->cap;
 	if (attr->srq) {
 		/* the SRQ's WQEs, not the QP's: rxe reports no receive queue */

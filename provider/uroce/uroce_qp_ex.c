@@ -20,8 +20,13 @@
  * calls would otherwise wait for.
  *
  * The send ops a QP takes are those uroce_post_send supports on its type
- * (uroce_qp_ex_ops: rxe's lists less ATOMIC WRITE and FLUSH; others are
- * refused with their send_ops_flags, EOPNOTSUPP at create). */
+ * (uroce_qp_ex_ops: rxe's lists; others are refused with their
+ * send_ops_flags, EOPNOTSUPP at create).
+ *
+ * ibv_wr_atomic_write copies its 8 bytes at the call (the WR's inline
+ * data, as rxe's WQE carries them); ibv_wr_flush's length, type and level
+ * go in the WR as uroce_flush_wr_set lays them. Neither takes a setter:
+ * ibv_wr_set_* on them fails the batch (EINVAL), as softverbs' rxe. */
 #include "config.h"
 
 #include <errno.h>
@@ -111,8 +116,14 @@ static struct ibv_send_wr *open_wr(struct ibv_qp_ex *qpx,
 	return &it->wr;
 }
 
+/* An ATOMIC WRITE or a FLUSH: complete when opened */
+static bool no_data_wr(const struct ibv_send_wr *wr)
+{
+	return wr->opcode == IBV_WR_ATOMIC_WRITE || (int)wr->opcode == SV_WR_FLUSH;
+}
+
 /* The open WR a setter completes: NULL (and the batch failed) when
- * there is none. */
+ * there is none, or when it takes no setter. */
 static struct uroce_wr_item *open_item(struct ibv_qp_ex *qpx)
 {
 	struct uroce_wr_batch *b = qpx_to_uroce(qpx)->batch;
@@ -125,7 +136,52 @@ static struct uroce_wr_item *open_item(struct ibv_qp_ex *qpx)
 		fail(b, EINVAL);
 		return NULL;
 	}
+	if (no_data_wr(&b->items[b->n - 1].wr)) {
+		sv_err("uroce: QP %#x: an ATOMIC WRITE carries its 8 bytes itself, a FLUSH none: no ibv_wr_set_*",
+		       qpx->qp_base.qp_num);
+		fail(b, EINVAL);
+		return NULL;
+	}
 	return &b->items[b->n - 1];
+}
+
+/* Copy len bytes from the buffers into the batch as its inline data
+ * (the caller checked the length) */
+static void store_inline(struct uroce_wr_batch *b, struct uroce_wr_item *it,
+			 size_t num_buf, const struct ibv_data_buf *buf_list,
+			 size_t len)
+{
+	it->inline_data = true;
+	it->wr.send_flags |= IBV_SEND_INLINE;
+	it->wr.num_sge = 0;
+	if (!len)
+		return;
+	if (b->inl_cap - b->inl_len < len) {
+		size_t ncap = b->inl_cap ? b->inl_cap * 2 : 4096;
+		uint8_t *p;
+
+		while (ncap - b->inl_len < len)
+			ncap *= 2;
+		p = realloc(b->inl, ncap);
+		if (!p) {
+			sv_err("uroce: ibv_wr_set_inline_data: no memory");
+			fail(b, ENOMEM);
+			return;
+		}
+		b->inl = p;
+		b->inl_cap = ncap;
+	}
+	if (!grow(b, (void **)&b->sges, b->nsge, &b->sges_cap, sizeof(*b->sges)))
+		return;
+	/* one SGE, its address the bytes' offset until wr_complete */
+	it->sge_first = b->nsge;
+	b->sges[b->nsge++] = (struct ibv_sge){ .addr = b->inl_len,
+					       .length = (uint32_t)len };
+	for (size_t i = 0; i < num_buf; i++) {
+		memcpy(b->inl + b->inl_len, buf_list[i].addr, buf_list[i].length);
+		b->inl_len += buf_list[i].length;
+	}
+	it->wr.num_sge = 1;
 }
 
 /* ---- the batch ------------------------------------------------------------ */
@@ -258,6 +314,54 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	set_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
+/* RDMA ATOMIC WRITE (rxe from 6.2): the 8 bytes at atomic_wr, copied
+ * now, to an 8-byte aligned remote address (EINVAL otherwise, as
+ * softverbs' rxe) */
+static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			    uint64_t remote_addr, const void *atomic_wr)
+{
+	struct uroce_wr_batch *b = qpx_to_uroce(qpx)->batch;
+	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_ATOMIC_WRITE);
+	struct ibv_data_buf data = { .addr = (void *)(uintptr_t)atomic_wr,
+				     .length = 8 };
+
+	if (!wr)
+		return;
+	if ((remote_addr & 7) || !atomic_wr) {
+		sv_err("uroce: QP %#x: ATOMIC WRITE needs an 8-byte aligned remote address (not %#llx) and 8 bytes to write (%p)",
+		       qpx->qp_base.qp_num, (unsigned long long)remote_addr,
+		       atomic_wr);
+		fail(b, EINVAL);
+		return;
+	}
+	wr->wr.rdma.remote_addr = remote_addr;
+	wr->wr.rdma.rkey = rkey;
+	store_inline(b, &b->items[b->n - 1], 1, &data, 8);
+}
+
+/* FLUSH (rxe from 6.2): the peer's earlier writes to [remote_addr,
+ * +len) (IBV_FLUSH_RANGE) or to the whole MR (IBV_FLUSH_MR) made
+ * globally visible (IBV_FLUSH_GLOBAL) or persistent
+ * (IBV_FLUSH_PERSISTENT); completes with IBV_WC_FLUSH. A type of
+ * neither bit or other bits, a level past IBV_FLUSH_MR, a length past
+ * the RETH's 32 bits: EINVAL, as softverbs' rxe. */
+static void wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		     size_t len, uint8_t type, uint8_t level)
+{
+	struct ibv_send_wr *wr = open_wr(qpx, (enum ibv_wr_opcode)SV_WR_FLUSH);
+
+	if (!wr)
+		return;
+	if (!type || (type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) ||
+	    level > SV_FLUSH_MR || len > UINT32_MAX) {
+		sv_err("uroce: QP %#x: FLUSH with placement type %#x (IBV_FLUSH_GLOBAL 1, IBV_FLUSH_PERSISTENT 2), level %u (IBV_FLUSH_RANGE 0, IBV_FLUSH_MR 1), length %zu",
+		       qpx->qp_base.qp_num, type, level, len);
+		fail(qpx_to_uroce(qpx)->batch, EINVAL);
+		return;
+	}
+	uroce_flush_wr_set(wr, rkey, remote_addr, (uint32_t)len, type, level);
+}
+
 static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
 	struct ibv_send_wr *wr = open_wr(qpx, IBV_WR_LOCAL_INV);
@@ -334,37 +438,7 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 		fail(b, EINVAL);
 		return;
 	}
-	it->inline_data = true;
-	it->wr.send_flags |= IBV_SEND_INLINE;
-	it->wr.num_sge = 0;
-	if (!len)
-		return;
-	if (b->inl_cap - b->inl_len < len) {
-		size_t ncap = b->inl_cap ? b->inl_cap * 2 : 4096;
-		uint8_t *p;
-
-		while (ncap - b->inl_len < len)
-			ncap *= 2;
-		p = realloc(b->inl, ncap);
-		if (!p) {
-			sv_err("uroce: ibv_wr_set_inline_data: no memory");
-			fail(b, ENOMEM);
-			return;
-		}
-		b->inl = p;
-		b->inl_cap = ncap;
-	}
-	if (!grow(b, (void **)&b->sges, b->nsge, &b->sges_cap, sizeof(*b->sges)))
-		return;
-	/* one SGE, its address the bytes' offset until wr_complete */
-	it->sge_first = b->nsge;
-	b->sges[b->nsge++] = (struct ibv_sge){ .addr = b->inl_len,
-					       .length = (uint32_t)len };
-	for (size_t i = 0; i < num_buf; i++) {
-		memcpy(b->inl + b->inl_len, buf_list[i].addr, buf_list[i].length);
-		b->inl_len += buf_list[i].length;
-	}
-	it->wr.num_sge = 1;
+	store_inline(b, it, num_buf, buf_list, len);
 }
 
 static void wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
@@ -401,17 +475,18 @@ uint64_t uroce_qp_ex_ops(enum ibv_qp_type type)
 	const uint64_t uc = sends | IBV_QP_EX_WITH_RDMA_WRITE |
 			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
 
-	/* rxe's lists less ATOMIC WRITE and FLUSH (not in uroce's
-	 * requester), and on UC less SEND_WITH_INV and LOCAL_INV, which
-	 * uroce's post_send refuses there (rxe takes them and fails them
-	 * at run time) */
+	/* rxe's lists (ATOMIC WRITE and FLUSH as rxe from 6.2 has them),
+	 * and on UC less SEND_WITH_INV and LOCAL_INV, which uroce's
+	 * post_send refuses there (rxe takes them and fails them at run
+	 * time) */
 	switch (type) {
 	case IBV_QPT_RC:
 		return uc | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 		       IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |
-		       IBV_QP_EX_WITH_BIND_MW;
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_ATOMIC_WRITE |
+		       SV_QP_EX_WITH_FLUSH;
 	case IBV_QPT_UC:
 		return uc | IBV_QP_EX_WITH_BIND_MW;
 	case IBV_QPT_UD:
@@ -440,6 +515,9 @@ int uroce_qp_ex_init(struct uroce_qp *qp)
 	qpx->wr_rdma_read = wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qpx->wr_atomic_write = wr_atomic_write;
+	/* (the slot rdma-core 45 appended: sv_qp_wr_flush) */
+	*sv_qp_wr_flush(&qp->core) = wr_flush;
 	qpx->wr_local_inv = wr_local_inv;
 	qpx->wr_bind_mw = wr_bind_mw;
 	qpx->wr_set_sge = wr_set_sge;

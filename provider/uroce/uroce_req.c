@@ -27,7 +27,10 @@
  * uroce_post_send_all: every WR checked, then all posted, or none.
  *
  * A PSN-sequence NAK acknowledges what precedes its PSN and makes the
- * requester send again from that PSN (go-back-N); NAKs for an invalid
+ * requester send again from that PSN (go-back-N), which takes one retry
+ * from retry_cnt as a timeout does (rxe's completer: at 0 the oldest WQE
+ * completes with IBV_WC_RETRY_EXC_ERR); a NAK while a retry is under
+ * way, before any ACK, starts none (rxe's started_retry); NAKs for an invalid
  * request, a remote access or operational error complete the WQE with
  * rxe's status and move the QP to the error state.
  *
@@ -51,6 +54,17 @@
  * error NAK) moves the QP to the error state and flushes the rest, with
  * no async event: rxe's completer raises none. The progress thread looks
  * at the timers every UROCE_TIMER_TICK_NS.
+ *
+ * ATOMIC WRITE and FLUSH (RC; rxe from kernel 6.2): one request packet,
+ * one PSN each. An ATOMIC WRITE (RETH, its 8 bytes the payload) holds a
+ * max_rd_atomic slot as rxe_requester's check_init_depth has it; a FLUSH
+ * (FETH with the placement type and selectivity level, then the RETH
+ * naming the range; no payload) does not. rxe's responder answers both
+ * with an empty RDMA READ RESPONSE ONLY at the request's PSN, which
+ * completes them, as does any later ACK (rxe_comp.c: neither is a READ
+ * or an atomic that must see its own response). A FLUSH comes only
+ * through ibv_wr_flush (an ibv_send_wr has no fields for it: the batch
+ * carries it in wr.atomic, uroce_flush_wr_set); ibv_post_send refuses it.
  *
  * SEND with invalidate (RC): a SEND whose last packet is
  * SEND_LAST/ONLY_WITH_INVALIDATE, the IETH carrying the rkey.
@@ -89,6 +103,13 @@ static uint8_t qpt_bits(const struct uroce_qp *qp)
 	}
 }
 
+/* SV_WR_FLUSH is no value of Debian 12's enum ibv_wr_opcode (rdma-core
+ * 44): compared as an int */
+static bool is_flush(enum ibv_wr_opcode op)
+{
+	return (int)op == SV_WR_FLUSH;
+}
+
 /* The opcode of packet i of n: SEND 0x00-0x05, WRITE 0x06-0x0b past the
  * transport's bits (ib_pack.h). */
 static uint8_t opcode_of(const struct uroce_qp *qp, const struct uroce_swqe *w,
@@ -100,6 +121,10 @@ static uint8_t opcode_of(const struct uroce_qp *qp, const struct uroce_swqe *w,
 		   w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
 	unsigned int pos;
 
+	if (is_flush(w->opcode))
+		return UROCE_OP_RC_FLUSH;
+	if (w->opcode == IBV_WR_ATOMIC_WRITE)
+		return UROCE_OP_RC_ATOMIC_WRITE;
 	/* SEND with invalidate: the IETH rides on the last packet (RC
 	 * only: rxe's next_opcode_rc) */
 	if (w->opcode == IBV_WR_SEND_WITH_INV && i + 1 == n)
@@ -129,6 +154,13 @@ static uint32_t npkts_of(const struct uroce_qp *qp, uint32_t len)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
+/* The packets (PSNs) of w's message: a FLUSH is one, whatever the
+ * length of the range it names */
+static uint32_t wqe_npkts(const struct uroce_qp *qp, const struct uroce_swqe *w)
+{
+	return is_flush(w->opcode) ? 1 : npkts_of(qp, w->len);
+}
+
 struct ud_dest {
 	const struct uroce_route *route;
 	uint32_t qpn, qkey;
@@ -139,9 +171,11 @@ static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
 		       uint32_t i, const struct ud_dest *ud)
 {
 	uint8_t buf[UROCE_MAX_HDR_BYTES + UROCE_MAX_PAYLOAD + 8];
-	uint32_t mtu = mtu_of(qp), n = npkts_of(qp, w->len);
+	uint32_t mtu = mtu_of(qp), n = wqe_npkts(qp, w);
 	uint32_t off = i * mtu;
-	uint32_t plen = w->len - off < mtu ? w->len - off : mtu;
+	/* a FLUSH's length is the RETH's, it carries no payload (oA19-2) */
+	uint32_t plen = is_flush(w->opcode) ? 0 :
+			w->len - off < mtu ? w->len - off : mtu;
 	struct uroce_pkt pkt = { 0 };
 	int len;
 
@@ -163,11 +197,14 @@ static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
 	pkt.reth.len = w->len;
 	pkt.imm = be32toh(w->imm);
 	pkt.ieth_rkey = w->inv_rkey;
+	pkt.feth.plt = w->flush_type;
+	pkt.feth.sel = w->flush_level;
 	if (ud) {
 		pkt.deth.qkey = ud->qkey;
 		pkt.deth.src_qpn = qp->core.qp.qp_num;
 	}
-	len = uroce_build(buf, sizeof(buf), &pkt, w->data + off, plen);
+	len = uroce_build(buf, sizeof(buf), &pkt, plen ? w->data + off : NULL,
+			  plen);
 	if (len < 0)
 		return -len;
 	return uroce_net_send(qp->ctx, ud ? ud->route : &qp->peer, buf, (size_t)len);
@@ -176,7 +213,7 @@ static int send_packet(struct uroce_qp *qp, const struct uroce_swqe *w,
 /* Send all of w's packets (UC; the QP's lock held). */
 static int send_all(struct uroce_qp *qp, const struct uroce_swqe *w)
 {
-	uint32_t n = npkts_of(qp, w->len);
+	uint32_t n = wqe_npkts(qp, w);
 
 	for (uint32_t i = 0; i < n; i++) {
 		int ret = send_packet(qp, w, i, NULL);
@@ -239,6 +276,8 @@ static void arm(struct uroce_qp *qp)
  * post time (EINVAL), as softverbs' rxe provider does on UD. */
 static bool opcode_ok(const struct uroce_qp *qp, enum ibv_wr_opcode op)
 {
+	if (is_flush(op))
+		return qp->core.qp.qp_type == IBV_QPT_RC;
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -252,6 +291,7 @@ static bool opcode_ok(const struct uroce_qp *qp, enum ibv_wr_opcode op)
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_LOCAL_INV:
+	case IBV_WR_ATOMIC_WRITE:
 		return qp->core.qp.qp_type == IBV_QPT_RC;
 	default:
 		return false;
@@ -267,6 +307,13 @@ static bool is_atomic(enum ibv_wr_opcode op)
 static bool wants_response(const struct uroce_swqe *w)
 {
 	return w->opcode == IBV_WR_RDMA_READ || is_atomic(w->opcode);
+}
+
+/* READ, atomics and ATOMIC WRITE: at most max_rd_atomic outstanding
+ * (rxe_requester's check_init_depth; a FLUSH is not counted) */
+static bool takes_rd_slot(const struct uroce_swqe *w)
+{
+	return wants_response(w) || w->opcode == IBV_WR_ATOMIC_WRITE;
 }
 
 /* LOCAL_INV, BIND_MW: executed at post, no packet */
@@ -315,6 +362,11 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	}
 	if (is_local(wr->opcode))
 		return check_local(qp, wr);
+	if (is_flush(wr->opcode)) {
+		/* ibv_wr_flush checked the type, level and length */
+		*len = uroce_flush_wr_len(wr);
+		return check_sq_room(qp);
+	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge) {
 		sv_err("uroce: QP %#x: num_sge %d above max_send_sge %u",
 		       qp->core.qp.qp_num, wr->num_sge, qp->cap.max_send_sge);
@@ -334,7 +386,19 @@ static int check_wr(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		       (unsigned long long)wr->wr.atomic.remote_addr);
 		return EINVAL;
 	}
-	if ((wr->send_flags & IBV_SEND_INLINE) && *len > qp->cap.max_inline_data) {
+	/* rxe_req.c: the 8 bytes travel in the WQE, never as SGEs read
+	 * late; uroce_post_send reads them at post (through the SGEs,
+	 * checked as local reads, or inline), ibv_wr_atomic_write takes
+	 * them itself */
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE &&
+	    (*len != 8 || (wr->wr.rdma.remote_addr & 7))) {
+		sv_err("uroce: QP %#x: an ATOMIC WRITE writes 8 bytes (not %llu) at an 8-byte aligned address (not %#llx)",
+		       qp->core.qp.qp_num, (unsigned long long)*len,
+		       (unsigned long long)wr->wr.rdma.remote_addr);
+		return EINVAL;
+	}
+	if ((wr->send_flags & IBV_SEND_INLINE) && *len > qp->cap.max_inline_data &&
+	    wr->opcode != IBV_WR_ATOMIC_WRITE) {
 		sv_err("uroce: QP %#x: %llu bytes inline, above max_inline_data %u",
 		       qp->core.qp.qp_num, (unsigned long long)*len,
 		       qp->cap.max_inline_data);
@@ -485,17 +549,32 @@ static uint32_t rd_limit(const struct uroce_qp *qp)
 	return qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 }
 
-/* The PSNs before psn are acknowledged: progress, as rxe's completer
- * counts it (any valid ACK or response), so the retries count again
- * and the retransmit timer starts again; a message longer than the
- * window completes over many round trips, each within the timeout. */
-static void ack_to(struct uroce_qp *qp, uint32_t psn)
+/* The retries count again (rxe's reset_retry_counters) */
+static void reset_retries(struct uroce_qp *qp)
 {
-	if (uroce_psn_diff(psn, qp->acked_psn) <= 0)
-		return;
-	qp->acked_psn = psn;
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rnr_left = qp->attr.rnr_retry;
+	qp->retry_started = false;
+}
+
+/* The PSNs before psn are acknowledged: false when they were already */
+static bool acked_to(struct uroce_qp *qp, uint32_t psn)
+{
+	if (uroce_psn_diff(psn, qp->acked_psn) <= 0)
+		return false;
+	qp->acked_psn = psn;
+	return true;
+}
+
+/* An ACK or a response acknowledges the PSNs before psn: progress, as
+ * rxe's completer counts it, so the retries count again and the
+ * retransmit timer starts again; a message longer than the window
+ * completes over many round trips, each within the timeout. */
+static void ack_to(struct uroce_qp *qp, uint32_t psn)
+{
+	if (!acked_to(qp, psn))
+		return;
+	reset_retries(qp);
 	arm(qp);
 }
 
@@ -509,7 +588,7 @@ static void cursor_to_head(struct uroce_qp *qp)
 	if (qp->sq_head != qp->sq_tail) {
 		const struct uroce_swqe *w = &qp->sq[qp->sq_head % qp->sq_slots];
 		int32_t d = uroce_psn_diff(qp->acked_psn, w->first_psn);
-		uint32_t n = npkts_of(qp, w->len);
+		uint32_t n = wqe_npkts(qp, w);
 
 		if (!wants_response(w) && d > 0)
 			qp->cur_pkt = (uint32_t)d < n ? (uint32_t)d : n - 1;
@@ -558,7 +637,7 @@ static void push(struct uroce_qp *qp)
 			}
 			/* check_init_depth: no slot, no sending, for it
 			 * and the WQEs behind it */
-			if (response && !w->rd_slot) {
+			if (takes_rd_slot(w) && !w->rd_slot) {
 				if (qp->rd_out >= rd_limit(qp))
 					return;
 				w->rd_slot = true;
@@ -575,7 +654,7 @@ static void push(struct uroce_qp *qp)
 		}
 		/* a lost packet is the retransmit timer's */
 		(void)send_packet(qp, w, qp->cur_pkt, NULL);
-		if (++qp->cur_pkt == npkts_of(qp, w->len)) {
+		if (++qp->cur_pkt == wqe_npkts(qp, w)) {
 			qp->sq_cur++;
 			qp->cur_pkt = 0;
 		}
@@ -596,6 +675,7 @@ void uroce_req_reset(struct uroce_qp *qp)
 	qp->acked_psn = qp->sq_psn;
 	qp->rd_out = 0;
 	qp->noack_pkts = 0;
+	qp->retry_started = false;
 }
 
 /* Complete the head WQE with st: its message freed, its READ/atomic
@@ -717,6 +797,26 @@ int uroce_post_bind(struct uroce_qp *qp, uint64_t wr_id, int send_flags,
 	return ret;
 }
 
+/* A FLUSH (checked; the QP's lock held): one packet, no data; the range
+ * and its length travel in the RETH. */
+static int post_flush(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		      struct uroce_swqe *w)
+{
+	fill_wqe(w, wr, uroce_flush_wr_len(wr));
+	w->remote_va = wr->wr.atomic.remote_addr;
+	w->rkey = wr->wr.atomic.rkey;
+	w->flush_type = uroce_flush_wr_type(wr);
+	w->flush_level = uroce_flush_wr_level(wr);
+	qp->sq_tail++;
+	if (qp->attr.qp_state == IBV_QPS_ERR) {
+		uroce_qp_to_error(qp); /* flushes it */
+		return 0;
+	}
+	w->first_psn = w->last_psn = qp->sq_psn;
+	qp->sq_psn = uroce_psn_add(qp->sq_psn, 1);
+	return 0; /* push sends it */
+}
+
 /* Post one WR (the QP's lock held): 0 or a positive errno. */
 static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 {
@@ -754,6 +854,8 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 	memset(w, 0, sizeof(*w));
 	if (wr->opcode == IBV_WR_RDMA_READ || is_atomic(wr->opcode))
 		return post_read(qp, wr, w, (uint32_t)len);
+	if (is_flush(wr->opcode))
+		return post_flush(qp, wr, w);
 	fill_wqe(w, wr, (uint32_t)len);
 	if (w->fence && !(wr->send_flags & IBV_SEND_INLINE) &&
 	    qp->core.qp.qp_type == IBV_QPT_RC) {
@@ -802,6 +904,15 @@ static int post_one(struct uroce_qp *qp, const struct ibv_send_wr *wr)
 	return 0;
 }
 
+/* An ibv_send_wr has no fields for a FLUSH's length, type and level
+ * (rdma-core's either: its librxe posts one only from ibv_wr_flush) */
+static int flush_by_post_send(const struct uroce_qp *qp)
+{
+	sv_err("uroce: QP %#x: FLUSH is posted with ibv_wr_flush (an ibv_send_wr has no fields for it)",
+	       qp->core.qp.qp_num);
+	return EINVAL;
+}
+
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr)
 {
@@ -810,7 +921,8 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {
-		ret = post_one(qp, wr);
+		ret = is_flush(wr->opcode) ? flush_by_post_send(qp) :
+					     post_one(qp, wr);
 		if (ret) {
 			*bad_wr = wr;
 			break;
@@ -865,6 +977,7 @@ int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr)
 	}
 	for (; wr && !ret; wr = wr->next)
 		ret = post_one(qp, wr);
+	push(qp); /* RC's WQEs leave from here, as ibv_post_send's */
 	if (!qp->timer_ns)
 		arm(qp);
 	pthread_mutex_unlock(&qp->lock);
@@ -874,6 +987,7 @@ int uroce_post_send_all(struct uroce_qp *qp, struct ibv_send_wr *wr)
 /* ---- ACKs and NAKs (the progress thread) ------------------------------------------------- */
 
 static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+static void seq_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt);
 
 /* Complete the WQEs whose last PSN precedes psn (before: true) or is at
  * most psn. */
@@ -897,8 +1011,7 @@ static void complete_acked(struct uroce_qp *qp, uint32_t psn, bool before)
 	}
 	/* progress: the retries count again, the timer from now */
 	if (qp->sq_head != head) {
-		qp->retry_left = qp->attr.retry_cnt;
-		qp->rnr_left = qp->attr.rnr_retry;
+		reset_retries(qp);
 		arm(qp);
 	}
 }
@@ -928,6 +1041,16 @@ static void read_response(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	if (qp->sq_head == qp->sq_tail)
 		return;
 	w = &qp->sq[qp->sq_head % qp->sq_slots];
+	if (w->opcode == IBV_WR_ATOMIC_WRITE || is_flush(w->opcode)) {
+		/* rxe's responder acknowledges both with an empty READ
+		 * RESPONSE ONLY (rxe_comp.c completes them with it) */
+		if (pkt->bth.psn == w->first_psn) {
+			ack_to(qp, uroce_psn_add(pkt->bth.psn, 1));
+			complete_acked(qp, pkt->bth.psn, false);
+			push(qp);
+		}
+		return;
+	}
 	if (w->opcode != IBV_WR_RDMA_READ || pkt->bth.psn != w->read_psn)
 		return;
 	ack_to(qp, pkt->bth.psn);
@@ -999,13 +1122,13 @@ void uroce_req_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		push(qp);
 		return;
 	case UROCE_AETH_NAK:
+		if (syn == UROCE_AETH_NAK_PSN_SEQ_ERROR) {
+			seq_nak(qp, pkt);
+			return;
+		}
 		/* a NAK acknowledges the PSNs before its own */
 		ack_to(qp, pkt->bth.psn);
 		complete_acked(qp, pkt->bth.psn, true);
-		if (syn == UROCE_AETH_NAK_PSN_SEQ_ERROR) {
-			go_back(qp);
-			return;
-		}
 		if (qp->sq_head != qp->sq_tail)
 			retire_head(qp, nak_status(syn));
 		uroce_qp_to_error(qp);
@@ -1027,17 +1150,52 @@ static void fail_head(struct uroce_qp *qp, enum ibv_wc_status st)
  * time it asks for, rnr_retry times (7: for ever). */
 static void rnr_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
+	uroce_count(qp->ctx, UROCE_CTR_RCV_RNR);
 	ack_to(qp, pkt->bth.psn);
 	complete_acked(qp, pkt->bth.psn, true);
 	if (qp->sq_head == qp->sq_tail)
 		return;
 	if (qp->attr.rnr_retry != 7 && qp->rnr_left-- == 0) {
+		uroce_count(qp->ctx, UROCE_CTR_RNR_RETRY_EXCEEDED);
 		fail_head(qp, IBV_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
 	qp->rnr_wait = true;
 	qp->rnr_psn = pkt->bth.psn;
 	qp->timer_ns = now_ns() + 1000ull * rnr_usec[pkt->aeth.syndrome & 0x1f];
+}
+
+/* Send again from the oldest unacknowledged packet (a retransmit
+ * timeout, a PSN-sequence NAK), retry_cnt times (7: for ever), then
+ * complete the head WQE with RETRY_EXC_ERR: rxe's completer, which
+ * takes one retry from retry_cnt for either. */
+static void retry(struct uroce_qp *qp, const char *why)
+{
+	if (qp->attr.retry_cnt != 7 && qp->retry_left-- == 0) {
+		uroce_count(qp->ctx, UROCE_CTR_RETRY_EXCEEDED);
+		fail_head(qp, IBV_WC_RETRY_EXC_ERR);
+		return;
+	}
+	sv_dbg("uroce: QP %#x: %s; sending again from PSN %#x",
+	       qp->core.qp.qp_num, why, qp->acked_psn);
+	uroce_count(qp->ctx, UROCE_CTR_COMP_RETRY);
+	qp->retry_started = true;
+	go_back(qp);
+	arm(qp);
+}
+
+/* A PSN-sequence NAK: the PSNs before its own are acknowledged (counted
+ * as rxe counts rcvd_seq_err: when that is news), and, unless a retry
+ * is under way (rxe starts one per ACK), the requester sends again from
+ * the NAK's PSN, one retry taken from retry_cnt. */
+static void seq_nak(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	if (acked_to(qp, pkt->bth.psn))
+		uroce_count(qp->ctx, UROCE_CTR_RCV_SEQ_ERR);
+	complete_acked(qp, pkt->bth.psn, true);
+	if (qp->sq_head == qp->sq_tail || qp->retry_started)
+		return;
+	retry(qp, "PSN sequence error NAK");
 }
 
 void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
@@ -1050,14 +1208,7 @@ void uroce_req_timer(struct uroce_qp *qp, uint64_t now)
 		arm(qp);
 		return;
 	}
-	if (qp->attr.retry_cnt != 7 && qp->retry_left-- == 0) {
-		fail_head(qp, IBV_WC_RETRY_EXC_ERR);
-		return;
-	}
-	sv_dbg("uroce: QP %#x: no ACK in time; sending again from PSN %#x",
-	       qp->core.qp.qp_num, qp->acked_psn);
-	go_back(qp);
-	arm(qp);
+	retry(qp, "no ACK in time");
 }
 
 void uroce_req_timers(struct uroce_context *ctx)

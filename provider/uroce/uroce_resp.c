@@ -30,18 +30,43 @@
  *   path-MTU payloads, AETH on the first and last) take the PSNs from
  *   the request's on.
  *
- * - A duplicate READ is answered again from its own RETH (rxe replays
- *   from a saved resource that must cover it; uroce reads again).
+ * - READs and atomics take the QP's resources, a ring of
+ *   max_dest_rd_atomic (rxe's): with none (0) they are invalid
+ *   requests (rxe's check_resource); a duplicate one is answered while
+ *   its resource is there, dropped once later ones took its place.
+ *   A duplicate READ is answered from its own RETH, inside the first
+ *   one's range (rxe replays from the saved resource; uroce reads
+ *   again).
  *
  * - Atomics (CMP_AND_SWP, FETCH_AND_ADD) need IBV_ACCESS_REMOTE_ATOMIC
  *   on the QP, an 8-byte aligned address (else an invalid request, as
  *   rxe) and an MR granting remote atomic access over its 8 bytes; they
  *   execute with the compiler's atomics on the MR's memory (so they are
  *   atomic against this host's CPUs and other QPs too), and the ATOMIC
- *   ACKNOWLEDGE carries the original value. The result is saved by PSN
- *   (the last UROCE_ATOMIC_RES of them): a duplicate is answered from
- *   it, never executed again, or dropped when it is gone (rxe's class D
- *   case).
+ *   ACKNOWLEDGE carries the original value. The result is saved in
+ *   its resource: a duplicate is answered from it, never executed
+ *   again, or dropped when it is gone (rxe's class D case).
+ *
+ * - ATOMIC WRITE and FLUSH (RC; rxe from kernel 6.2, rxe_resp.c), each
+ *   answered, whatever its AckReq, with an empty RDMA READ RESPONSE
+ *   ONLY at its PSN. ATOMIC WRITE needs IBV_ACCESS_REMOTE_WRITE on the
+ *   QP and max_dest_rd_atomic > 0 (else an invalid request), an MR
+ *   granting remote write over the RETH's range (else a remote access
+ *   error), the RETH's length equal to the 8-byte payload and an 8-byte
+ *   aligned target (else an invalid request); its 8 bytes go in one
+ *   store, as they came, after everything before it (a release store:
+ *   rxe's smp_store_release). FLUSH needs, for each placement type its
+ *   FETH names, IBV_ACCESS_FLUSH_GLOBAL / _PERSISTENT on the QP (else an
+ *   invalid request) and on the MR the rkey names (else a remote access
+ *   error), the range inside the MR unless the level is the whole MR.
+ *   Then it is a memory fence: a process's stores are globally visible
+ *   once fenced, and no MR of uroce is ever on persistent memory
+ *   (uroce_mr.c refuses IBV_ACCESS_FLUSH_PERSISTENT), so a persistent
+ *   FLUSH always ends in the remote access error. Each takes a READ and
+ *   atomic resource (an ATOMIC WRITE wants max_dest_rd_atomic > 0, a
+ *   FLUSH does not), and a duplicate is answered again while its
+ *   resource is there, never executed again (rxe's resource for a FLUSH
+ *   keeps no PSN: its duplicates are dropped; uroce's keeps it).
  *
  * - A QP with an SRQ takes the SRQ's head WQE when a message needs one
  *   (uroce_srq.c), and keeps it until the message completes it; no WQE
@@ -194,6 +219,8 @@ static void complete_recv(struct uroce_qp *qp, struct ibv_wc *wc,
 	if (!qp->srq)
 		qp->rq_head++;
 	qp->resp.have_wqe = false;
+	if (wc->status == IBV_WC_SUCCESS)
+		uroce_count(qp->ctx, UROCE_CTR_RDMA_RECV);
 	if (uroce_cq_push(to_uroce_cq(qp->core.qp.recv_cq), wc,
 			  pkt && pkt->bth.se))
 		uroce_qp_to_error(qp);
@@ -508,15 +535,72 @@ static int answer_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	return RESP_OK;
 }
 
+/* ---- READ and atomic resources ---------------------------------------------------- */
+
+/* The resource the next READ or atomic takes: the oldest of the ring's
+ * max_dest_rd_atomic (rxe's rxe_prepare_res) */
+static struct uroce_rd_res *take_res(struct uroce_qp *qp)
+{
+	return &qp->rd_res[qp->rd_res_next++ % qp->attr.max_dest_rd_atomic];
+}
+
+/* What a resource holds */
+enum res_kind { RES_READ, RES_ATOMIC, RES_EMPTY };
+
+static enum res_kind res_kind(const struct uroce_rd_res *res)
+{
+	return res->read ? RES_READ : res->empty ? RES_EMPTY : RES_ATOMIC;
+}
+
+/* The resource of a request of kind whose answer took psn, or NULL:
+ * gone (rxe's find_resource) */
+static const struct uroce_rd_res *find_res(const struct uroce_qp *qp,
+					   uint32_t psn, enum res_kind kind)
+{
+	for (uint32_t i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		const struct uroce_rd_res *res = &qp->rd_res[i];
+
+		if (res->valid && res_kind(res) == kind &&
+		    uroce_psn_diff(psn, res->first_psn) >= 0 &&
+		    uroce_psn_diff(psn, res->last_psn) <= 0)
+			return res;
+	}
+	return NULL;
+}
+
 static int exec_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	int ret = answer_read(qp, pkt);
+	uint32_t n = read_npkts(qp, pkt->reth.len);
 
+	if (ret != RESP_OK)
+		return ret;
+	*take_res(qp) = (struct uroce_rd_res){
+		.valid = true, .read = true, .first_psn = pkt->bth.psn,
+		.last_psn = uroce_psn_add(pkt->bth.psn, n - 1),
+		.va = pkt->reth.va, .len = pkt->reth.len,
+	};
 	/* the request took one PSN; its responses n */
-	if (ret == RESP_OK)
-		qp->rq_psn = uroce_psn_add(qp->rq_psn,
-					   read_npkts(qp, pkt->reth.len) - 1);
-	return ret;
+	qp->rq_psn = uroce_psn_add(qp->rq_psn, n - 1);
+	return RESP_OK;
+}
+
+/* A duplicate READ: the requester asks again from its first missing
+ * response, with a RETH for the rest. Answered while the READ's
+ * resource is there and the range inside the READ's (rxe's
+ * duplicate_request), read again (uroce keeps no data); else dropped. */
+static void replay_read(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	const struct uroce_rd_res *res = find_res(qp, pkt->bth.psn, RES_READ);
+
+	if (!res || pkt->reth.va < res->va || pkt->reth.len > res->len ||
+	    pkt->reth.va + pkt->reth.len > res->va + res->len) {
+		sv_dbg("uroce: QP %#x: duplicate READ at PSN %#x, %s: dropped",
+		       qp->core.qp.qp_num, pkt->bth.psn,
+		       res ? "outside the first one's range" : "its resource is gone");
+		return;
+	}
+	answer_read(qp, pkt);
 }
 
 /* ---- atomics ------------------------------------------------------------------------- */
@@ -531,7 +615,7 @@ static void send_atomic_ack(struct uroce_qp *qp, uint32_t psn, uint32_t msn,
 static int exec_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	const struct uroce_atmeth *a = &pkt->atmeth;
-	struct uroce_atomic_res *res;
+	struct uroce_rd_res *res;
 	enum uroce_mr_fault fault;
 	struct uroce_mr *mr;
 	uint64_t *p, orig, mr_va;
@@ -559,9 +643,9 @@ static int exec_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		orig = __atomic_fetch_add(p, a->swap_add, __ATOMIC_SEQ_CST);
 	}
 	uroce_mr_put(mr);
-	res = &qp->atomic_res[qp->atomic_res_next++ % UROCE_ATOMIC_RES];
-	*res = (struct uroce_atomic_res){ .valid = true, .psn = pkt->bth.psn,
-					  .orig = orig };
+	res = take_res(qp);
+	*res = (struct uroce_rd_res){ .valid = true, .first_psn = pkt->bth.psn,
+				      .last_psn = pkt->bth.psn, .orig = orig };
 	/* the atomic itself counted (C9-148: at execution) */
 	send_atomic_ack(qp, pkt->bth.psn, qp->msn + 1, orig);
 	return RESP_OK;
@@ -570,16 +654,116 @@ static int exec_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 /* A duplicate atomic: answered with its saved result, or dropped. */
 static void replay_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
-	for (unsigned int i = 0; i < UROCE_ATOMIC_RES; i++) {
-		const struct uroce_atomic_res *res = &qp->atomic_res[i];
+	const struct uroce_rd_res *res = find_res(qp, pkt->bth.psn, RES_ATOMIC);
 
-		if (res->valid && res->psn == pkt->bth.psn) {
-			send_atomic_ack(qp, res->psn, qp->msn, res->orig);
-			return;
-		}
+	if (res) {
+		send_atomic_ack(qp, res->first_psn, qp->msn, res->orig);
+		return;
 	}
 	sv_dbg("uroce: QP %#x: duplicate atomic at PSN %#x, its result is gone: dropped",
 	       qp->core.qp.qp_num, pkt->bth.psn);
+}
+
+/* ---- ATOMIC WRITE and FLUSH ----------------------------------------------------- */
+
+/* How rxe's responder acknowledges both (its acknowledge(): a
+ * zero-length RDMA READ RESPONSE ONLY); msn the MSN counting it */
+static void send_empty_read_response(struct uroce_qp *qp, uint32_t psn,
+				     uint32_t msn)
+{
+	send_ack(qp, UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY,
+		 UROCE_AETH_ACK_UNLIMITED, psn, msn, 0);
+}
+
+/* The resource of an executed ATOMIC WRITE or FLUSH (rxe_prepare_res,
+ * which keeps an ATOMIC WRITE's PSN and loses a FLUSH's: its duplicate
+ * FLUSH finds nothing and is dropped, its requester retrying until its
+ * retries run out; uroce keeps both) */
+static void take_empty_res(struct uroce_qp *qp, uint32_t psn)
+{
+	*take_res(qp) = (struct uroce_rd_res){ .valid = true, .empty = true,
+					       .first_psn = psn, .last_psn = psn };
+}
+
+/* A duplicate ATOMIC WRITE or FLUSH: answered again while its resource
+ * is there, never executed again; else dropped (class D) */
+static void replay_empty(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	if (find_res(qp, pkt->bth.psn, RES_EMPTY)) {
+		send_empty_read_response(qp, pkt->bth.psn, qp->msn);
+		return;
+	}
+	sv_dbg("uroce: QP %#x: duplicate ATOMIC WRITE or FLUSH at PSN %#x, its resource is gone: dropped",
+	       qp->core.qp.qp_num, pkt->bth.psn);
+}
+
+static int exec_atomic_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+	uint64_t mr_va, val;
+	uint64_t *p;
+
+	/* (execute checked max_dest_rd_atomic: rxe's check_resource) */
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len > 0x80000000u)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	mr = uroce_rkey_check(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.len,
+			      IBV_ACCESS_REMOTE_WRITE, &mr_va, &fault);
+	if (!mr)
+		return UROCE_AETH_NAK_REM_ACC_ERR;
+	/* the payload is 8 bytes (uroce_parse); the RETH must say so,
+	 * and the target is aligned where it is in memory (rxe checks
+	 * the address it reaches) */
+	p = uroce_mr_ptr(mr, mr_va);
+	if (pkt->reth.len != pkt->payload_len || ((uintptr_t)p & 7)) {
+		uroce_mr_put(mr);
+		return UROCE_AETH_NAK_INVALID_REQ;
+	}
+	memcpy(&val, pkt->payload, sizeof(val));
+	__atomic_store_n(p, val, __ATOMIC_RELEASE);
+	uroce_mr_put(mr);
+	take_empty_res(qp, pkt->bth.psn);
+	/* it counted (C9-148: at execution) */
+	send_empty_read_response(qp, pkt->bth.psn, qp->msn + 1);
+	return RESP_OK;
+}
+
+static int exec_flush(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	bool whole = pkt->feth.sel == SV_FLUSH_MR;
+	enum uroce_mr_fault fault;
+	struct uroce_mr *mr;
+	uint64_t mr_va;
+	int access = 0;
+
+	if (pkt->feth.plt & SV_FLUSH_GLOBAL)
+		access |= SV_ACCESS_FLUSH_GLOBAL;
+	if (pkt->feth.plt & SV_FLUSH_PERSISTENT)
+		access |= SV_ACCESS_FLUSH_PERSISTENT;
+	if ((qp->attr.qp_access_flags & (unsigned int)access) != (unsigned int)access)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	if (pkt->reth.len > 0x80000000u)
+		return UROCE_AETH_NAK_INVALID_REQ;
+	/* the whole MR: key, PD and access, no range (rxe skips
+	 * mr_check_range; uroce's checks look at the range last) */
+	mr = uroce_rkey_check(qp, pkt->reth.rkey, pkt->reth.va,
+			      whole ? 0 : pkt->reth.len, access, &mr_va, &fault);
+	if (!mr && !(whole && fault == UROCE_MR_BAD_RANGE))
+		return UROCE_AETH_NAK_REM_ACC_ERR;
+	if (mr)
+		uroce_mr_put(mr);
+	/* rxe's process_flush takes a resource too (with none it still
+	 * executes: check_resource does not ask for one) */
+	if (qp->attr.max_dest_rd_atomic)
+		take_empty_res(qp, pkt->bth.psn);
+	/* global visibility: every store placed before this one (this
+	 * thread's, other QPs' on this host) is visible before the
+	 * answer goes */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	send_empty_read_response(qp, pkt->bth.psn, qp->msn + 1);
+	return RESP_OK;
 }
 
 /* Execute a packet in sequence: RESP_OK or the syndrome to answer. */
@@ -589,6 +773,12 @@ static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 
 	if (!in_order(qp, pkt))
 		return UROCE_AETH_NAK_INVALID_REQ;
+	/* rxe's check_resource: no resources, no READ or atomic (a class
+	 * C error); with some, the requester keeps within them */
+	if ((pkt->flags & (UROCE_OPF_READ | UROCE_OPF_ATOMIC |
+			   UROCE_OPF_ATOMIC_WRITE)) &&
+	    !qp->attr.max_dest_rd_atomic)
+		return UROCE_AETH_NAK_INVALID_REQ;
 	if (pkt->flags & UROCE_OPF_SEND)
 		ret = exec_send(qp, pkt);
 	else if (pkt->flags & UROCE_OPF_WRITE)
@@ -597,6 +787,10 @@ static int execute(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		ret = exec_read(qp, pkt);
 	else if (pkt->flags & UROCE_OPF_ATOMIC)
 		ret = exec_atomic(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_ATOMIC_WRITE)
+		ret = exec_atomic_write(qp, pkt);
+	else if (pkt->flags & UROCE_OPF_FLUSH)
+		ret = exec_flush(qp, pkt);
 	else
 		ret = UROCE_AETH_NAK_INVALID_REQ;
 	if (ret != RESP_OK)
@@ -614,19 +808,24 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	int ret;
 
 	if (d > 0) {
-		if (!qp->nak_sent)
+		if (!qp->nak_sent) {
+			uroce_count(qp->ctx, UROCE_CTR_OUT_OF_SEQ_REQ);
 			send_aeth(qp, UROCE_AETH_NAK_PSN_SEQ_ERROR, qp->rq_psn);
+		}
 		qp->nak_sent = true;
 		return;
 	}
 	if (d < 0) {
-		/* a duplicate: a READ is answered again (the requester asks
-		 * again for what it lacks; uroce keeps no resources, so the
-		 * data is read again); anything else: ACK what we have */
+		uroce_count(qp->ctx, UROCE_CTR_DUP_REQ);
+		/* a duplicate: a READ or an atomic is answered again
+		 * while its resource is there; anything else: ACK what we
+		 * have */
 		if (pkt->flags & UROCE_OPF_READ)
-			answer_read(qp, pkt);
+			replay_read(qp, pkt);
 		else if (pkt->flags & UROCE_OPF_ATOMIC)
 			replay_atomic(qp, pkt);
+		else if (pkt->flags & (UROCE_OPF_ATOMIC_WRITE | UROCE_OPF_FLUSH))
+			replay_empty(qp, pkt);
 		else
 			send_aeth(qp, UROCE_AETH_ACK_UNLIMITED,
 				  uroce_psn_add(qp->rq_psn, UROCE_PSN_MASK));
@@ -645,6 +844,7 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	if ((ret & UROCE_AETH_TYPE_MASK) == UROCE_AETH_RNR_NAK) {
+		uroce_count(qp->ctx, UROCE_CTR_SND_RNR);
 		send_aeth(qp, (uint8_t)ret, pkt->bth.psn);
 		return;
 	}
@@ -656,9 +856,12 @@ static void rc_request(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		return;
 	}
 	qp->rq_psn = uroce_psn_add(qp->rq_psn, 1);
-	/* a READ's responses, an atomic's ATOMIC ACKNOWLEDGE are their
+	/* a READ's responses, an atomic's ATOMIC ACKNOWLEDGE, the empty
+	 * READ RESPONSE of an ATOMIC WRITE or a FLUSH are their
 	 * acknowledgement */
-	if (pkt->bth.ack_req && !(pkt->flags & (UROCE_OPF_READ | UROCE_OPF_ATOMIC)))
+	if (pkt->bth.ack_req &&
+	    !(pkt->flags & (UROCE_OPF_READ | UROCE_OPF_ATOMIC |
+			    UROCE_OPF_ATOMIC_WRITE | UROCE_OPF_FLUSH)))
 		send_aeth(qp, UROCE_AETH_ACK_UNLIMITED, pkt->bth.psn);
 }
 

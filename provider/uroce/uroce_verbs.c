@@ -44,6 +44,15 @@
  * UD_AV_PORT_ENFORCE, PORT_ACTIVE_EVENT, SYS_IMAGE_GUID, RC_RNR_NAK_GEN,
  * SRQ_RESIZE, MEM_WINDOW, MEM_MGT_EXTENSIONS, MEM_WINDOW_TYPE_2B */
 #define UROCE_DEVICE_CAP_FLAGS 0x01223c76u
+/* device_cap_flags_ex past the 32 bits above (the kernel's
+ * IB_UVERBS_DEVICE_*, which Debian 12's headers lack): rxe from 6.2
+ * reports FLUSH_GLOBAL (38), FLUSH_PERSISTENT (39) and ATOMIC_WRITE (40).
+ * uroce reports 38 and 40: its FLUSH makes stores globally visible (a
+ * fence), and it cannot make a process's memory persistent, so no 39. */
+#define UROCE_CAP_FLUSH_GLOBAL (1ULL << 38)
+#define UROCE_CAP_ATOMIC_WRITE (1ULL << 40)
+#define UROCE_DEVICE_CAP_FLAGS_EX                                              \
+	(UROCE_DEVICE_CAP_FLAGS | UROCE_CAP_FLUSH_GLOBAL | UROCE_CAP_ATOMIC_WRITE)
 #define UROCE_VENDOR_ID 0xffffff
 #define UROCE_VENDOR_PART_ID 0x7572
 /* port 1: rxe's */
@@ -95,7 +104,7 @@ void uroce_fill_device_attr(const struct uroce_netdev *nd,
 	a->max_pkeys = UROCE_MAX_PKEYS;
 	a->local_ca_ack_delay = UROCE_LOCAL_CA_ACK_DELAY;
 	a->phys_port_cnt = 1;
-	attr->device_cap_flags_ex = UROCE_DEVICE_CAP_FLAGS;
+	attr->device_cap_flags_ex = UROCE_DEVICE_CAP_FLAGS_EX;
 	attr->phys_port_cnt_ex = 1;
 }
 

@@ -6,7 +6,8 @@
  * The setup, once: uroce0 over lo (SOFTVERBS_UROCE=lo, as the host unit
  * tests), a PD with five MRs and another PD with one, each over a buffer
  * between canary bytes:
- *   0 REMOTE_WRITE (and LOCAL_WRITE)   may change: RDMA WRITE
+ *   0 REMOTE_WRITE (and LOCAL_WRITE,   may change: RDMA WRITE,
+ *     FLUSH_GLOBAL)                    ATOMIC WRITE
  *   1 REMOTE_READ only                 never changes
  *   2 REMOTE_ATOMIC (and LOCAL_WRITE)  may change: atomics
  *   3 LOCAL_WRITE, no remote access    never changes
@@ -38,8 +39,8 @@
  * and taken to RTS again, receives posted, the MRs refilled.
  *
  * After each input: no canary byte changed; MRs 1, 3 and 5 are as they
- * were, MR 0 changed only if a WRITE was fed and only inside the
- * ranges of the WRITEs' RETHs, MR 2 only if an atomic,
+ * were, MR 0 changed only if a WRITE or an ATOMIC WRITE was fed and only
+ * inside the ranges of their RETHs, MR 2 only if an atomic,
  * MR 4 only if a SEND; every packet uroce sent is one it parses, is a
  * response (ACK, NAK, READ response) to the QP's peer, and a READ
  * response carries bytes of MR 1 only; every completion is of one of
@@ -77,7 +78,8 @@
 enum { MR_WRITE, MR_READ, MR_ATOMIC, MR_NONE, MR_RECV, MR_OTHER_PD };
 
 static const int mr_access[NMR] = {
-	[MR_WRITE] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+	[MR_WRITE] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     SV_ACCESS_FLUSH_GLOBAL,
 	[MR_READ] = IBV_ACCESS_REMOTE_READ,
 	[MR_ATOMIC] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
 	[MR_NONE] = IBV_ACCESS_LOCAL_WRITE,
@@ -414,14 +416,16 @@ static void fix(uint8_t *p, size_t len, uint8_t flags, int q,
 	}
 }
 
-/* A WRITE's RETH, as the range it may change */
+/* A WRITE's or an ATOMIC WRITE's RETH, as the range it may change
+ * (an ATOMIC WRITE wants remote write, as rxe) */
 static void note_write_range(const uint8_t *p, size_t len)
 {
 	const struct uroce_opcode_info *info;
 	struct uroce_reth reth;
 	unsigned int off;
 
-	if (!len || !(info = uroce_opcode_info(p[0])) || !(info->flags & UROCE_OPF_WRITE))
+	if (!len || !(info = uroce_opcode_info(p[0])) ||
+	    !(info->flags & (UROCE_OPF_WRITE | UROCE_OPF_ATOMIC_WRITE)))
 		return;
 	off = uroce_hdr_offset(p[0], UROCE_HDR_RETH);
 	if (!off || off + UROCE_RETH_BYTES > len || h.nwrange == MAX_PKTS)
@@ -457,8 +461,8 @@ static void feed(uint8_t *p, size_t len, uint8_t flags)
 		for (int i = 0; i < NQP; i++)
 			if (h.qp[i]->qp_num == qpn)
 				h.dirty[i] = true;
-		h.fed_write |= !!(info->flags & UROCE_OPF_WRITE);
-		h.fed_atomic |= !!(info->flags & (UROCE_OPF_ATOMIC | UROCE_OPF_ATOMIC_WRITE));
+		h.fed_write |= !!(info->flags & (UROCE_OPF_WRITE | UROCE_OPF_ATOMIC_WRITE));
+		h.fed_atomic |= !!(info->flags & UROCE_OPF_ATOMIC);
 		h.fed_send |= !!(info->flags & UROCE_OPF_SEND);
 	}
 	pthread_mutex_unlock(&ctx->qp_lock);
@@ -544,7 +548,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct qp_setup s = { .nrecv = (ctl & 0x08) ? 0 : (uint8_t)(8 - (ctl & 7)),
 			      .access = IBV_ACCESS_REMOTE_WRITE |
 					IBV_ACCESS_REMOTE_READ |
-					IBV_ACCESS_REMOTE_ATOMIC,
+					IBV_ACCESS_REMOTE_ATOMIC |
+					SV_ACCESS_FLUSH_GLOBAL,
 			      .mtu = (ctl & 0x80) ? IBV_MTU_1024 : IBV_MTU_256 };
 	uint8_t psn[3];
 

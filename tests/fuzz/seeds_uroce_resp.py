@@ -28,6 +28,10 @@ def reth(mr, off, length):
     return struct.pack(">QII", 512 + off, mr, length)
 
 
+def feth(plt, sel):
+    return struct.pack(">I", (sel & 3) << 4 | (plt & 0xF))
+
+
 def atmeth(mr, off, swap_add, comp):
     return struct.pack(">QIQQ", 512 + off, mr, swap_add, comp)
 
@@ -82,6 +86,19 @@ SEEDS = {
     "rc-send-only-inv": seed(pkt(0x17, struct.pack(">I", 0x12345678), data(24))),
     "rc-send-first-last-inv": seed(pkt(0x00, payload=data(256)),
                                    pkt(0x16, struct.pack(">I", 0), data(12, 3))),
+    # ATOMIC WRITE (rxe from 6.2): remote write on the MR; FLUSH (global,
+    # a range or the whole MR): FLUSH_GLOBAL on the MR (MR_WRITE has it)
+    "rc-atomic-write": seed(pkt(0x1D, reth(MR_WRITE, 24, 8), data(8))),
+    "rc-atomic-write-duplicate": seed(pkt(0x1D, reth(MR_WRITE, 24, 8), data(8)),
+                                      pkt(0x1D, reth(MR_WRITE, 24, 8), data(8, 9),
+                                          psn_delta=-1)),
+    "rc-nak-atomic-write-atomic-mr": seed(pkt(0x1D, reth(MR_ATOMIC, 0, 8), data(8))),
+    "rc-nak-atomic-write-misaligned": seed(pkt(0x1D, reth(MR_WRITE, 4, 8), data(8))),
+    "rc-flush-range": seed(pkt(0x0A, reth(MR_WRITE, 0, 64), data(64)),
+                           pkt(0x1C, feth(1, 0) + reth(MR_WRITE, 0, 64))),
+    "rc-flush-whole-mr": seed(pkt(0x1C, feth(1, 1) + reth(MR_WRITE, 5000, 0))),
+    "rc-nak-flush-read-mr": seed(pkt(0x1C, feth(1, 0) + reth(MR_READ, 0, 8))),
+    "rc-nak-flush-persistent": seed(pkt(0x1C, feth(2, 0) + reth(MR_WRITE, 0, 8))),
     "rc-ack": seed(pkt(0x11, struct.pack(">I", 0x1F000000))),
     "uc-send-only": seed(pkt(0x24, payload=data(40), qp=UC)),
     "uc-write-first-last": seed(pkt(0x26, reth(MR_WRITE, 0, 300), data(256), qp=UC),

@@ -7,7 +7,11 @@
  * checked byte for byte), with its error paths: a batch with a bad WR
  * posts nothing and returns the error, wr_abort posts nothing, a batch
  * larger than the send queue is refused, and the QP goes on as if they
- * had never been; two threads' batches on one QP do not mix. */
+ * had never been; two threads' batches on one QP do not mix. RDMA
+ * ATOMIC WRITE and FLUSH (RC, as rxe from kernel 6.2): the device caps
+ * and MR access flags, the 8 bytes in place (and never torn), FLUSH after
+ * a WRITE, the responder's refusals with rxe's completion statuses, and
+ * the checks before posting (EINVAL). */
 #include "config.h"
 
 #include <check.h>
@@ -15,6 +19,8 @@
 #include <errno.h>
 #include <net/if.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,7 +215,14 @@ static struct ibv_ah_attr av_lo(void)
 	return av;
 }
 
-static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn)
+/* The Local ACK Timeout RC QPs get (to_rts_with): 18, about a second */
+static uint8_t rc_timeout = 18;
+
+/* RTS, connected to dest_qpn; an RC QP grants remote write, read and
+ * atomics and extra (IBV_ACCESS_*), and takes max_dest_rd incoming READs
+ * and atomics */
+static void to_rts_with(struct ibv_qp *qp, uint32_t dest_qpn,
+			unsigned int access, uint8_t max_dest_rd)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
@@ -218,8 +231,8 @@ static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 		a.qkey = 0x11111111;
 		mask |= IBV_QP_QKEY;
 	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				    (qp->qp_type == IBV_QPT_RC ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+		a.qp_access_flags = qp->qp_type == IBV_QPT_RC ? access :
+				    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
@@ -234,7 +247,7 @@ static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 	}
 	if (qp->qp_type == IBV_QPT_RC) {
-		a.max_dest_rd_atomic = 4;
+		a.max_dest_rd_atomic = max_dest_rd;
 		a.min_rnr_timer = 12;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	}
@@ -244,7 +257,12 @@ static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 	a.sq_psn = 100;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (qp->qp_type == IBV_QPT_RC) {
-		a.timeout = 14;
+		/* the retransmit timer at about a second by default (a
+		 * datagram can be lost on a busy lo: other contexts' sockets
+		 * join and leave the SO_REUSEPORT group), so that the packets
+		 * counted right after ibv_wr_complete are its own
+		 * (qp_ex_rc_batch); a case under faults sets less */
+		a.timeout = rc_timeout;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 4;
@@ -252,6 +270,15 @@ static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	}
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+}
+
+#define RC_ACCESS                                                             \
+	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |                   \
+	 IBV_ACCESS_REMOTE_ATOMIC)
+
+static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn)
+{
+	to_rts_with(qp, dest_qpn, RC_ACCESS, 4);
 }
 
 /* Two connected QPs of type: a (with ops and a send queue of
@@ -504,7 +531,7 @@ END_TEST
 
 /* What each type takes; an op it cannot post (rxe's rule, or uroce's
  * stricter one: LOCAL_INV on UC), or one uroce's requester lacks, is
- * EOPNOTSUPP; a QP without
+ * EOPNOTSUPP (ATOMIC WRITE and FLUSH: RC only); a QP without
  * send_ops_flags has no ibv_qp_ex. */
 START_TEST(qp_ex_create)
 {
@@ -519,7 +546,10 @@ START_TEST(qp_ex_create)
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, EOPNOTSUPP },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, EOPNOTSUPP },
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, EOPNOTSUPP },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, EOPNOTSUPP },
+		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE | SV_QP_EX_WITH_FLUSH, 0 },
+		{ IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_WRITE, EOPNOTSUPP },
+		{ IBV_QPT_UC, SV_QP_EX_WITH_FLUSH, EOPNOTSUPP },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_ATOMIC_WRITE, EOPNOTSUPP },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_SEND_WITH_INV |
 			      IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW, 0 },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW, 0 },
@@ -572,7 +602,7 @@ START_TEST(qp_ex_rc_batch)
 	struct ibv_qp *a, *b;
 	struct ibv_qp_ex *qx;
 	struct exwc w[11];
-	uint64_t *at, *rat;
+	uint64_t *at, *rat, sent;
 	char one[8] = "inline-", two[8] = "data!!!";
 	struct ibv_data_buf inl[2] = { { one, 7 }, { two, 7 } };
 	struct ibv_sge list[2];
@@ -621,7 +651,13 @@ START_TEST(qp_ex_rc_batch)
 	qx->wr_id = 7;
 	ibv_wr_atomic_cmp_swp(qx, e.mr->rkey, (uintptr_t)&rat[1], 77, 88);
 	ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)&at[1], 8);
+	sent = uroce_ctr_get(to_uroce_context(e.ctx), UROCE_CTR_SENT_PKTS);
 	ck_assert_int_eq(ibv_wr_complete(qx), 0);
+	/* the batch left from ibv_wr_complete itself, as ibv_post_send's
+	 * WRs do, not at the retransmit timer a second later (it once did:
+	 * 150 ms per message of ibv_rc_pingpong -N); at least the first
+	 * WR's packet, within the window */
+	ck_assert_uint_gt(uroce_ctr_get(to_uroce_context(e.ctx), UROCE_CTR_SENT_PKTS), sent);
 
 	/* 6 signaled sends, 3 receives */
 	poll_ex(e.cqx, w, 9);
@@ -689,15 +725,15 @@ START_TEST(qp_ex_failed_batches)
 	struct ibv_qp_ex *qx;
 	struct exwc w[2];
 	static uint8_t big[100];
-	struct ibv_sge four[4];
+	struct ibv_sge five[5];
 
 	if (!open_end(&e, NULL))
 		return;
 	pair(&e, IBV_QPT_RC, RC_OPS, 4, &a, &b);
 	qx = ibv_qp_to_qp_ex(a);
 	fill(e.buf, 4096, 8);
-	for (int i = 0; i < 4; i++)
-		four[i] = (struct ibv_sge){ (uintptr_t)e.buf, 8, e.mr->lkey };
+	for (int i = 0; i < 5; i++)
+		five[i] = (struct ibv_sge){ (uintptr_t)e.buf, 8, e.mr->lkey };
 	post_recv(b, &e, 8192, 1024, 50);
 
 	for (int c = 0; c < 7; c++) {
@@ -717,9 +753,10 @@ START_TEST(qp_ex_failed_batches)
 			ibv_wr_atomic_fetch_add(qx, e.mr->rkey, (uintptr_t)e.buf + 4, 1);
 			ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf, 8);
 			break;
-		case 3: /* four SGEs, max_send_sge 3 */
+		case 3: /* five SGEs, max_send_sge 3 (4 granted, as rxe:
+			 * the room of 64 inline bytes) */
 			ibv_wr_send(qx);
-			ibv_wr_set_sge_list(qx, 4, four);
+			ibv_wr_set_sge_list(qx, 5, five);
 			break;
 		case 4: /* a READ with inline data */
 			ibv_wr_rdma_read(qx, e.mr->rkey, (uintptr_t)e.buf);
@@ -1007,6 +1044,575 @@ START_TEST(qp_ex_two_threads)
 }
 END_TEST
 
+/* ---- RDMA ATOMIC WRITE and FLUSH (rxe from kernel 6.2) --------------------------- */
+
+#define AW_OPS (RC_OPS | IBV_QP_EX_WITH_ATOMIC_WRITE | SV_QP_EX_WITH_FLUSH)
+/* bits 38-40 of device_cap_flags_ex (the kernel's IB_UVERBS_DEVICE_*) */
+#define CAP_FLUSH_GLOBAL (1ULL << 38)
+#define CAP_FLUSH_PERSISTENT (1ULL << 39)
+#define CAP_ATOMIC_WRITE (1ULL << 40)
+
+/* a requester a (AW_OPS) and a responder b granting access, with
+ * max_dest_rd incoming READs and atomics */
+static void aw_pair(struct end *e, unsigned int access, uint8_t max_dest_rd,
+		    struct ibv_qp **a, struct ibv_qp **b)
+{
+	*a = make_qp(e, IBV_QPT_RC, AW_OPS, 16);
+	*b = make_qp(e, IBV_QPT_RC, 0, 16);
+	ck_assert_ptr_nonnull(*a);
+	ck_assert_ptr_nonnull(*b);
+	to_rts(*a, (*b)->qp_num);
+	to_rts_with(*b, (*a)->qp_num, access, max_dest_rd);
+}
+
+/* ibv_wr_flush as a program built against rdma-core 45 or later calls it:
+ * through the slot after wr_atomic_write (Debian 12's verbs.h has none) */
+static void wr_flush(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t addr,
+		     size_t len, uint8_t type, uint8_t level)
+{
+	sv_wr_flush_fn f;
+
+	memcpy(&f, (char *)qx + SV_QP_EX_WR_FLUSH_OFF, sizeof(f));
+	ck_assert_ptr_nonnull((void *)f);
+	f(qx, rkey, addr, len, type, level);
+}
+
+/* One signaled ATOMIC WRITE of src to addr (rkey) through ibv_wr_*:
+ * its completion */
+static struct exwc atomic_write1(struct end *e, struct ibv_qp *a, uint32_t rkey,
+				 uint64_t addr, const void *src)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(a);
+	struct exwc w;
+
+	ibv_wr_start(qx);
+	qx->wr_id = 77;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, rkey, addr, src);
+	ck_assert_int_eq(ibv_wr_complete(qx), 0);
+	poll_ex(e->cqx, &w, 1);
+	ck_assert_uint_eq(w.wr_id, 77);
+	return w;
+}
+
+/* The same for one FLUSH */
+static struct exwc flush1(struct end *e, struct ibv_qp *a, uint32_t rkey,
+			  uint64_t addr, size_t len, uint8_t type, uint8_t level)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(a);
+	struct exwc w;
+
+	ibv_wr_start(qx);
+	qx->wr_id = 78;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	wr_flush(qx, rkey, addr, len, type, level);
+	ck_assert_int_eq(ibv_wr_complete(qx), 0);
+	poll_ex(e->cqx, &w, 1);
+	ck_assert_uint_eq(w.wr_id, 78);
+	return w;
+}
+
+/* What uroce0 claims, as an honest userspace device: ATOMIC WRITE and
+ * FLUSH to global visibility, not to persistence; MRs take
+ * IBV_ACCESS_FLUSH_GLOBAL, and IBV_ACCESS_FLUSH_PERSISTENT is
+ * EOPNOTSUPP (the kernel's answer on a device without the cap). */
+START_TEST(aw_flush_caps)
+{
+	struct ibv_device_attr_ex da;
+	struct end e;
+	struct ibv_mr *mr;
+	const int base = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+
+	if (!open_end(&e, NULL))
+		return;
+	ck_assert_int_eq(ibv_query_device_ex(e.ctx, NULL, &da), 0);
+	ck_assert(da.device_cap_flags_ex & CAP_ATOMIC_WRITE);
+	ck_assert(da.device_cap_flags_ex & CAP_FLUSH_GLOBAL);
+	ck_assert(!(da.device_cap_flags_ex & CAP_FLUSH_PERSISTENT));
+	/* the 32 bits of device_cap_flags are the same */
+	ck_assert_uint_eq(da.device_cap_flags_ex & 0xffffffffu,
+			  da.orig_attr.device_cap_flags);
+	mr = ibv_reg_mr(e.pd, e.buf, 4096, base | SV_ACCESS_FLUSH_GLOBAL);
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_uint_ne(mr->rkey, 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(e.pd, e.buf, 4096, base | SV_ACCESS_FLUSH_PERSISTENT));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	/* rereg to FLUSH_GLOBAL and back to FLUSH_PERSISTENT */
+	ck_assert_int_eq(ibv_rereg_mr(e.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      base | SV_ACCESS_FLUSH_GLOBAL), 0);
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(e.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      base | SV_ACCESS_FLUSH_PERSISTENT), IBV_REREG_MR_ERR_CMD);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	close_end(&e, NULL);
+}
+END_TEST
+
+/* ATOMIC WRITE puts exactly its 8 bytes at the remote address, as they
+ * were when ibv_wr_atomic_write was called (the caller may reuse them at
+ * once) or where ibv_post_send's SGE points; the neighbours keep theirs;
+ * the completion is IBV_WC_ATOMIC_WRITE with byte_len 8. */
+START_TEST(aw_data)
+{
+	const uint8_t want[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t src[8], around[64];
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *qx;
+	struct exwc w[2];
+	uint8_t *t1, *t2;
+
+	if (!open_end(&e, NULL))
+		return;
+	aw_pair(&e, RC_ACCESS, 4, &a, &b);
+	qx = ibv_qp_to_qp_ex(a);
+	t1 = e.buf + 8192 + 24; /* 8-byte aligned, inside 64 bytes of 0x5a */
+	t2 = e.buf + 12288 + 24;
+	memset(e.buf + 8192, 0x5a, 64);
+	memset(e.buf + 12288, 0x5a, 64);
+	memcpy(src, want, 8);
+	memcpy(e.buf + 100, "ABCDEFGH", 8); /* ibv_post_send's source */
+
+	ibv_wr_start(qx);
+	qx->wr_id = 1;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, e.mr->rkey, (uintptr_t)t1, src);
+	memset(src, 0xee, 8); /* copied already */
+	ck_assert_int_eq(ibv_wr_complete(qx), 0);
+	{
+		struct ibv_sge sge = { (uintptr_t)e.buf + 100, 8, e.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_ATOMIC_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)t2;
+		wr.wr.rdma.rkey = e.mr->rkey;
+		ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	}
+	poll_ex(e.cqx, w, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct exwc *r = find(w, 2, 1 + i);
+
+		ck_assert_int_eq(r->status, IBV_WC_SUCCESS);
+		ck_assert_int_eq(r->opcode, IBV_WC_ATOMIC_WRITE);
+		ck_assert_uint_eq(r->byte_len, 8);
+	}
+	ck_assert_mem_eq(t1, want, 8);
+	ck_assert_mem_eq(t2, "ABCDEFGH", 8);
+	memset(around, 0x5a, sizeof(around));
+	ck_assert_mem_eq(e.buf + 8192, around, 24);
+	ck_assert_mem_eq(t1 + 8, around, 32);
+	ck_assert_mem_eq(e.buf + 12288, around, 24);
+	ck_assert_mem_eq(t2 + 8, around, 32);
+	no_completion(e.cq);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	close_end(&e, NULL);
+}
+END_TEST
+
+/* A reader of the target word never sees half of one ATOMIC WRITE and
+ * half of another (or of the old value): 256 writes alternating two
+ * patterns, a thread loading the word all the while. */
+struct watch {
+	const uint64_t *word;
+	atomic_bool stop;
+	uint64_t seen, torn;
+};
+
+static void *watch_word(void *arg)
+{
+	struct watch *wt = arg;
+
+	while (!atomic_load(&wt->stop)) {
+		uint64_t v = __atomic_load_n(wt->word, __ATOMIC_ACQUIRE);
+
+		wt->seen++;
+		if (v != 0 && v != 0x1111111111111111ULL && v != 0x2222222222222222ULL)
+			wt->torn = v;
+	}
+	return NULL;
+}
+
+START_TEST(aw_atomic)
+{
+	const uint64_t pat[2] = { 0x1111111111111111ULL, 0x2222222222222222ULL };
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *qx;
+	struct exwc w[8];
+	struct watch wt = { 0 };
+	pthread_t th;
+	uint64_t *word;
+
+	if (!open_end(&e, NULL))
+		return;
+	aw_pair(&e, RC_ACCESS, 4, &a, &b);
+	qx = ibv_qp_to_qp_ex(a);
+	word = (uint64_t *)(e.buf + 4096);
+	*word = 0;
+	wt.word = word;
+	atomic_init(&wt.stop, false);
+	ck_assert_int_eq(pthread_create(&th, NULL, watch_word, &wt), 0);
+	for (int round = 0; round < 32; round++) {
+		ibv_wr_start(qx);
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		for (int i = 0; i < 8; i++) {
+			qx->wr_id = (uint64_t)i;
+			ibv_wr_atomic_write(qx, e.mr->rkey, (uintptr_t)word, &pat[i & 1]);
+		}
+		ck_assert_int_eq(ibv_wr_complete(qx), 0);
+		poll_ex(e.cqx, w, 8);
+		for (int i = 0; i < 8; i++)
+			ck_assert_int_eq(w[i].status, IBV_WC_SUCCESS);
+		ck_assert_uint_eq(*word, pat[1]); /* the last of the round */
+	}
+	atomic_store(&wt.stop, true);
+	pthread_join(th, NULL);
+	ck_assert_msg(!wt.torn, "a reader saw %#llx", (unsigned long long)wt.torn);
+	ck_assert_uint_gt(wt.seen, 0);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	close_end(&e, NULL);
+}
+END_TEST
+
+/* The responder's refusals, with the status rxe's give the requester
+ * (rxe_resp.c: an rkey or range violation is a remote access error; an
+ * access the QP does not grant, no responder resources, a length or an
+ * alignment it cannot take, an invalid request): the target keeps its
+ * bytes and the requester's QP goes to the error state. */
+START_TEST(aw_errors)
+{
+	static const uint8_t v[8] = { 9, 9, 9, 9, 9, 9, 9, 9 };
+	struct end e;
+	struct ibv_mr *ro, *odd;
+	uint8_t zero[8] = { 0 };
+
+	if (!open_end(&e, NULL))
+		return;
+	ro = ibv_reg_mr(e.pd, e.buf + 8192, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	ck_assert_ptr_nonnull(ro);
+	/* aligned in the peers' addresses, not in memory */
+	odd = ibv_reg_mr_iova(e.pd, e.buf + 4100, 64, 0x100000,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(odd);
+	memset(e.buf + 4096, 0, 128);
+	memset(e.buf + 8192, 0, 64);
+	for (int c = 0; c < 5; c++) {
+		static const enum ibv_wc_status want[] = {
+			IBV_WC_REM_ACCESS_ERR,  /* the MR grants no remote write */
+			IBV_WC_REM_ACCESS_ERR,  /* past the MR's end */
+			IBV_WC_REM_INV_REQ_ERR, /* the QP grants no remote write */
+			IBV_WC_REM_INV_REQ_ERR, /* max_dest_rd_atomic 0 */
+			IBV_WC_REM_INV_REQ_ERR, /* misaligned in memory */
+		};
+		struct ibv_qp *a, *b;
+		struct exwc w;
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qia;
+		uint32_t rkey = c == 0 ? ro->rkey : c == 4 ? odd->rkey : e.mr->rkey;
+		uint64_t addr = c == 0 ? (uintptr_t)e.buf + 8192 :
+				c == 1 ? (uintptr_t)e.buf + BUF :
+				c == 4 ? 0x100000 : (uintptr_t)e.buf + 4096;
+
+		aw_pair(&e, c == 2 ? IBV_ACCESS_REMOTE_READ : RC_ACCESS,
+			c == 3 ? 0 : 4, &a, &b);
+		w = atomic_write1(&e, a, rkey, addr, v);
+		ck_assert_msg(w.status == want[c], "case %d: status %s", c,
+			      ibv_wc_status_str(w.status));
+		ck_assert_int_eq(ibv_query_qp(a, &qa, IBV_QP_STATE, &qia), 0);
+		ck_assert_int_eq(qa.cur_qp_state, IBV_QPS_ERR);
+		no_completion(e.cq);
+		ck_assert_int_eq(ibv_destroy_qp(a), 0);
+		ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	}
+	ck_assert_mem_eq(e.buf + 8192, zero, 8);
+	ck_assert_mem_eq(e.buf + 4096, zero, 8);
+	ck_assert_mem_eq(e.buf + 4100, zero, 8);
+	ck_assert_int_eq(ibv_dereg_mr(ro), 0);
+	ck_assert_int_eq(ibv_dereg_mr(odd), 0);
+	close_end(&e, NULL);
+}
+END_TEST
+
+/* FLUSH on an MR with IBV_ACCESS_FLUSH_GLOBAL, through a QP granting it:
+ * after an RDMA WRITE, FLUSH of its range, of a zero-length range and of
+ * the whole MR (whose address need not be inside it) complete with
+ * IBV_WC_FLUSH (byte_len the range's), and the written bytes are in
+ * place when they do. */
+START_TEST(flush_ok)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *qx;
+	struct ibv_mr *gmr;
+	struct exwc w[4];
+	uint8_t *g;
+	const struct exwc *r;
+
+	if (!open_end(&e, NULL))
+		return;
+	g = calloc(1, 4096);
+	ck_assert_ptr_nonnull(g);
+	gmr = ibv_reg_mr(e.pd, g, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					       SV_ACCESS_FLUSH_GLOBAL);
+	ck_assert_ptr_nonnull(gmr);
+	aw_pair(&e, RC_ACCESS | SV_ACCESS_FLUSH_GLOBAL, 4, &a, &b);
+	qx = ibv_qp_to_qp_ex(a);
+	fill(e.buf, 256, 3);
+
+	ibv_wr_start(qx);
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	qx->wr_id = 1;
+	ibv_wr_rdma_write(qx, gmr->rkey, (uintptr_t)g + 512);
+	ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf, 256);
+	qx->wr_id = 2;
+	wr_flush(qx, gmr->rkey, (uintptr_t)g + 512, 256, SV_FLUSH_GLOBAL, SV_FLUSH_RANGE);
+	qx->wr_id = 3;
+	wr_flush(qx, gmr->rkey, (uintptr_t)g + 4096, 0, SV_FLUSH_GLOBAL, SV_FLUSH_RANGE);
+	qx->wr_id = 4;
+	wr_flush(qx, gmr->rkey, (uintptr_t)g + 65536, 0, SV_FLUSH_GLOBAL, SV_FLUSH_MR);
+	ck_assert_int_eq(ibv_wr_complete(qx), 0);
+	poll_ex(e.cqx, w, 4);
+	r = find(w, 4, 1);
+	ck_assert_int_eq(r->status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(r->opcode, IBV_WC_RDMA_WRITE);
+	for (uint64_t id = 2; id <= 4; id++) {
+		r = find(w, 4, id);
+		ck_assert_msg(r->status == IBV_WC_SUCCESS, "FLUSH %llu: %s",
+			      (unsigned long long)id, ibv_wc_status_str(r->status));
+		ck_assert_int_eq(r->opcode, SV_WC_FLUSH);
+		ck_assert_uint_eq(r->byte_len, id == 2 ? 256 : 0);
+	}
+	ck_assert_mem_eq(g + 512, e.buf, 256);
+	no_completion(e.cq);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(gmr), 0);
+	free(g);
+	close_end(&e, NULL);
+}
+END_TEST
+
+/* FLUSH's refusals, as rxe's: an MR without the FLUSH access (its rkey
+ * fine for writes) or a range past the MR is a remote access error; a
+ * QP not granting the placement type an invalid request; a persistent
+ * FLUSH through a QP that grants it still finds no MR that does (uroce
+ * registers none: a remote access error, as rxe's on ordinary memory). */
+START_TEST(flush_errors)
+{
+	struct end e;
+	struct ibv_mr *gmr;
+	uint8_t *g;
+
+	if (!open_end(&e, NULL))
+		return;
+	g = calloc(1, 4096);
+	ck_assert_ptr_nonnull(g);
+	gmr = ibv_reg_mr(e.pd, g, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					       SV_ACCESS_FLUSH_GLOBAL);
+	ck_assert_ptr_nonnull(gmr);
+	for (int c = 0; c < 5; c++) {
+		static const enum ibv_wc_status want[] = {
+			IBV_WC_REM_ACCESS_ERR,  /* MR without FLUSH_GLOBAL */
+			IBV_WC_REM_ACCESS_ERR,  /* range past the MR's end */
+			IBV_WC_REM_INV_REQ_ERR, /* QP without FLUSH_GLOBAL */
+			IBV_WC_REM_INV_REQ_ERR, /* persistent, QP without it */
+			IBV_WC_REM_ACCESS_ERR,  /* persistent, no MR has it */
+		};
+		unsigned int access = RC_ACCESS |
+				      (c == 2 ? 0 : SV_ACCESS_FLUSH_GLOBAL) |
+				      (c == 4 ? SV_ACCESS_FLUSH_PERSISTENT : 0);
+		struct ibv_qp *a, *b;
+		struct exwc w;
+
+		aw_pair(&e, access, 4, &a, &b);
+		if (c == 0)
+			w = flush1(&e, a, e.mr->rkey, (uintptr_t)e.buf, 64,
+				   SV_FLUSH_GLOBAL, SV_FLUSH_RANGE);
+		else if (c == 1)
+			w = flush1(&e, a, gmr->rkey, (uintptr_t)g + 4000, 200,
+				   SV_FLUSH_GLOBAL, SV_FLUSH_RANGE);
+		else
+			w = flush1(&e, a, gmr->rkey, (uintptr_t)g, 64,
+				   c == 2 ? SV_FLUSH_GLOBAL : SV_FLUSH_PERSISTENT,
+				   SV_FLUSH_RANGE);
+		ck_assert_msg(w.status == want[c], "case %d: status %s", c,
+			      ibv_wc_status_str(w.status));
+		no_completion(e.cq);
+		ck_assert_int_eq(ibv_destroy_qp(a), 0);
+		ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	}
+	ck_assert_int_eq(ibv_dereg_mr(gmr), 0);
+	free(g);
+	close_end(&e, NULL);
+}
+END_TEST
+
+/* The checks before anything is posted, each EINVAL with nothing of the
+ * batch posted (softverbs' rxe gives the same): ibv_wr_atomic_write to a
+ * misaligned address or without bytes; ibv_wr_flush of no placement
+ * type, an unknown one, an unknown level, a length past 32 bits; a
+ * setter after either; ibv_post_send of a FLUSH (it has no fields for
+ * one), of an ATOMIC WRITE of other than 8 bytes or misaligned, of one on
+ * a UC QP. Then the QP still works. */
+START_TEST(aw_flush_validation)
+{
+	static const uint64_t v = 0x0123456789abcdefULL;
+	struct end e;
+	struct ibv_qp *a, *b, *uc, *ucb;
+	struct ibv_qp_ex *qx;
+	struct exwc w;
+
+	if (!open_end(&e, NULL))
+		return;
+	aw_pair(&e, RC_ACCESS, 4, &a, &b);
+	qx = ibv_qp_to_qp_ex(a);
+	for (int c = 0; c < 8; c++) {
+		ibv_wr_start(qx);
+		good_send(qx, &e, 1, 10);
+		switch (c) {
+		case 0:
+			ibv_wr_atomic_write(qx, e.mr->rkey, (uintptr_t)e.buf + 4, &v);
+			break;
+		case 1:
+			ibv_wr_atomic_write(qx, e.mr->rkey, (uintptr_t)e.buf, NULL);
+			break;
+		case 2:
+			wr_flush(qx, e.mr->rkey, (uintptr_t)e.buf, 8, 0, SV_FLUSH_RANGE);
+			break;
+		case 3:
+			wr_flush(qx, e.mr->rkey, (uintptr_t)e.buf, 8, 4, SV_FLUSH_RANGE);
+			break;
+		case 4:
+			wr_flush(qx, e.mr->rkey, (uintptr_t)e.buf, 8, SV_FLUSH_GLOBAL, 2);
+			break;
+		case 5:
+			wr_flush(qx, e.mr->rkey, (uintptr_t)e.buf, (size_t)UINT32_MAX + 1,
+				 SV_FLUSH_GLOBAL, SV_FLUSH_RANGE);
+			break;
+		case 6:
+			ibv_wr_atomic_write(qx, e.mr->rkey, (uintptr_t)e.buf, &v);
+			ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf, 8);
+			break;
+		case 7:
+			wr_flush(qx, e.mr->rkey, (uintptr_t)e.buf, 8, SV_FLUSH_GLOBAL,
+				 SV_FLUSH_RANGE);
+			ibv_wr_set_inline_data(qx, e.buf, 8);
+			break;
+		}
+		ck_assert_msg(ibv_wr_complete(qx) == EINVAL, "case %d", c);
+		ck_assert_uint_eq(to_uroce_qp(a)->sq_tail, to_uroce_qp(a)->sq_head);
+	}
+	for (int c = 0; c < 3; c++) {
+		struct ibv_sge sge = { (uintptr_t)e.buf, c == 1 ? 4 : 8, e.mr->lkey };
+		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+					  .opcode = c == 0 ? (enum ibv_wr_opcode)SV_WR_FLUSH :
+							     IBV_WR_ATOMIC_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad = NULL;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)e.buf + (c == 2 ? 4 : 0);
+		wr.wr.rdma.rkey = e.mr->rkey;
+		ck_assert_msg(ibv_post_send(a, &wr, &bad) == EINVAL, "post_send case %d", c);
+		ck_assert_ptr_eq(bad, &wr);
+	}
+	ck_assert_uint_eq(to_uroce_qp(a)->sq_tail, to_uroce_qp(a)->sq_head);
+	pair(&e, IBV_QPT_UC, 0, 16, &uc, &ucb);
+	{
+		struct ibv_sge sge = { (uintptr_t)e.buf, 8, e.mr->lkey };
+		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_ATOMIC_WRITE }, *bad = NULL;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)e.buf;
+		wr.wr.rdma.rkey = e.mr->rkey;
+		ck_assert_int_eq(ibv_post_send(uc, &wr, &bad), EINVAL);
+	}
+	no_completion(e.cq);
+	/* the QP goes on */
+	w = atomic_write1(&e, a, e.mr->rkey, (uintptr_t)e.buf + 64, &v);
+	ck_assert_int_eq(w.status, IBV_WC_SUCCESS);
+	ck_assert_mem_eq(e.buf + 64, &v, 8);
+	ck_assert_int_eq(ibv_destroy_qp(uc), 0);
+	ck_assert_int_eq(ibv_destroy_qp(ucb), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	close_end(&e, NULL);
+}
+END_TEST
+
+/* Under loss, duplication, reordering and delay (SOFTVERBS_UROCE_FAULTS):
+ * rounds of ATOMIC WRITE, an RDMA WRITE over the same word, a FLUSH of
+ * it, another ATOMIC WRITE, a FLUSH of the whole MR all complete, and
+ * the words hold the last values written: a lost answer is asked for
+ * again and given, a duplicate request is answered and never executed
+ * again (an ATOMIC WRITE replayed after the WRITE would show). */
+START_TEST(aw_flush_faults)
+{
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *qx;
+	struct ibv_mr *gmr;
+	struct exwc w[5];
+	uint64_t *g, v[3];
+
+	setenv("SOFTVERBS_UROCE_FAULTS",
+	       "loss=0.1,dup=0.2,reorder=0.1,delay=100,seed=5", 1);
+	if (!open_end(&e, NULL))
+		return;
+	g = calloc(1, 4096);
+	ck_assert_ptr_nonnull(g);
+	gmr = ibv_reg_mr(e.pd, g, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					       SV_ACCESS_FLUSH_GLOBAL);
+	ck_assert_ptr_nonnull(gmr);
+	rc_timeout = 14; /* 67 ms: a lost packet is sent again */
+	aw_pair(&e, RC_ACCESS | SV_ACCESS_FLUSH_GLOBAL, 4, &a, &b);
+	rc_timeout = 18;
+	qx = ibv_qp_to_qp_ex(a);
+	for (uint64_t round = 0; round < 16; round++) {
+		v[0] = 0xa000 + round;
+		v[1] = 0xb000 + round;
+		v[2] = 0xc000 + round;
+		memcpy(e.buf, &v[1], 8);
+		ibv_wr_start(qx);
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		qx->wr_id = 0;
+		ibv_wr_atomic_write(qx, gmr->rkey, (uintptr_t)&g[0], &v[0]);
+		qx->wr_id = 1;
+		ibv_wr_rdma_write(qx, gmr->rkey, (uintptr_t)&g[0]);
+		ibv_wr_set_sge(qx, e.mr->lkey, (uintptr_t)e.buf, 8);
+		qx->wr_id = 2;
+		wr_flush(qx, gmr->rkey, (uintptr_t)&g[0], 8, SV_FLUSH_GLOBAL, SV_FLUSH_RANGE);
+		qx->wr_id = 3;
+		ibv_wr_atomic_write(qx, gmr->rkey, (uintptr_t)&g[1], &v[2]);
+		qx->wr_id = 4;
+		wr_flush(qx, gmr->rkey, (uintptr_t)g, 0, SV_FLUSH_GLOBAL, SV_FLUSH_MR);
+		ck_assert_int_eq(ibv_wr_complete(qx), 0);
+		poll_ex(e.cqx, w, 5);
+		for (int i = 0; i < 5; i++)
+			ck_assert_msg(w[i].status == IBV_WC_SUCCESS, "round %llu, wr %llu: %s",
+				      (unsigned long long)round,
+				      (unsigned long long)w[i].wr_id,
+				      ibv_wc_status_str(w[i].status));
+		ck_assert_uint_eq(g[0], v[1]);
+		ck_assert_uint_eq(g[1], v[2]);
+	}
+	/* late duplicates still come in: they must change nothing */
+	usleep(300000);
+	ck_assert_uint_eq(g[0], 0xb00f);
+	ck_assert_uint_eq(g[1], 0xc00f);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(gmr), 0);
+	free(g);
+	close_end(&e, NULL);
+	unsetenv("SOFTVERBS_UROCE_FAULTS");
+}
+END_TEST
+
 static Suite *make_uroce_ex_suite(void)
 {
 	Suite *s = suite_create("uroce_ex");
@@ -1028,6 +1634,18 @@ static Suite *make_uroce_ex_suite(void)
 	tcase_add_test(tc, qp_ex_ud);
 	tcase_add_test(tc, qp_ex_uc);
 	tcase_add_test(tc, qp_ex_two_threads);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("atomic_write_flush");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, aw_flush_caps);
+	tcase_add_test(tc, aw_data);
+	tcase_add_test(tc, aw_atomic);
+	tcase_add_test(tc, aw_errors);
+	tcase_add_test(tc, flush_ok);
+	tcase_add_test(tc, flush_errors);
+	tcase_add_test(tc, aw_flush_validation);
+	tcase_add_test(tc, aw_flush_faults);
 	suite_add_tcase(s, tc);
 	return s;
 }

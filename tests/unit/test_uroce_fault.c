@@ -3,7 +3,8 @@
  * (issue 39): the value's parser and its complaints; one seed, one
  * sequence of fates, on the wire too; each fault seen from a receiving QP (UD: a lost,
  * corrupted, duplicated, reordered and delayed message); RC under
- * loss=1 ends in IBV_WC_RETRY_EXC_ERR; a capture has every packet sent
+ * loss=1 ends in IBV_WC_RETRY_EXC_ERR, and with no receive posted in
+ * IBV_WC_RNR_RETRY_EXC_ERR under the other faults; a capture has every packet sent
  * and received, mode 0600, and no capture through a symbolic link; a
  * privileged process (AT_SECURE) takes neither variable. Each test runs
  * in a child of its own (Check's fork mode), so its environment is its
@@ -224,6 +225,10 @@ static struct ibv_ah_attr av_lo(void)
 	return av;
 }
 
+/* the RC QPs' rnr_retry (7: for ever); a case that changes it does so
+ * in its own child (Check's fork mode) */
+static uint8_t rnr_retry = 7;
+
 static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn, uint8_t retry_cnt)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
@@ -259,7 +264,7 @@ static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn, uint8_t retry_cnt)
 	if (rc) {
 		a.timeout = 14;
 		a.retry_cnt = retry_cnt;
-		a.rnr_retry = 7;
+		a.rnr_retry = rnr_retry;
 		a.max_rd_atomic = 1;
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
@@ -555,6 +560,28 @@ START_TEST(rc_loss_all_retry_exceeded)
 }
 END_TEST
 
+/* No receive posted, rnr_retry 1, every packet duplicated and delayed,
+ * half of them reordered: the send ends in RNR_RETRY_EXC_ERR, as on rxe (the faults
+ * turn it into neither a success nor a RETRY_EXC_ERR), and the receiver
+ * completes nothing */
+START_TEST(rc_rnr_exceeded_under_faults)
+{
+	struct pair p;
+	struct ibv_wc wc;
+
+	setenv("SOFTVERBS_UROCE_FAULTS", "dup=1,reorder=0.5,delay=200,seed=11", 1);
+	rnr_retry = 1;
+	if (!pair_open(&p, IBV_QPT_RC, 7))
+		return;
+	send_msgs(&p, 64, 1, 21);
+	ck_assert(poll_one(p.cq[0], &wc, TIMEOUT_MS));
+	ck_assert_uint_eq(wc.wr_id, 21);
+	ck_assert_int_eq(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
+	ck_assert(!poll_one(p.cq[1], &wc, 50));
+	pair_close(&p);
+}
+END_TEST
+
 /* RC under every fault at once: 24 messages of 2 packets arrive
  * whole, in order, byte for byte */
 START_TEST(rc_recovers)
@@ -707,6 +734,7 @@ static Suite *make_uroce_fault_suite(void)
 	tcase_add_test(tc, ud_dup_reorder_delay);
 	tcase_add_test(tc, ud_losses_are_the_seeds);
 	tcase_add_test(tc, rc_loss_all_retry_exceeded);
+	tcase_add_test(tc, rc_rnr_exceeded_under_faults);
 	tcase_add_test(tc, rc_recovers);
 	tcase_add_test(tc, pcap_has_every_packet);
 	tcase_add_test(tc, privileged_takes_neither);

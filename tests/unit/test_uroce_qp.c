@@ -208,7 +208,7 @@ static void to_init(struct ibv_qp *qp)
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
 }
 
-static uint8_t rts_retry_cnt = 7, rts_rnr_retry = 7;
+static uint8_t rts_retry_cnt = 7, rts_rnr_retry = 7, rtr_max_dest_rd_atomic = 1;
 
 static void to_rtr_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 {
@@ -223,7 +223,7 @@ static void to_rtr_rts(struct ibv_qp *qp, uint32_t dest_qpn)
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 	}
 	if (qp->qp_type == IBV_QPT_RC) {
-		a.max_dest_rd_atomic = 1;
+		a.max_dest_rd_atomic = rtr_max_dest_rd_atomic;
 		a.min_rnr_timer = 12;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	}
@@ -755,6 +755,124 @@ START_TEST(rc_read)
 }
 END_TEST
 
+/* ---- the responder's READ and atomic resources --------------------------------------- */
+
+/* A READ request for b, as if a sent it again (white-box: handed to
+ * b's responder under the locks the progress thread holds): how many
+ * packets b sent in answer (its context's sent_pkts) */
+static uint64_t dup_read(struct end *e, struct ibv_qp *ibqp, uint32_t psn,
+			 uint64_t va, uint32_t rkey, uint32_t len)
+{
+	struct uroce_context *ctx = to_uroce_context(e->ctx);
+	struct uroce_qp *qp = to_uroce_qp(ibqp);
+	struct uroce_pkt req = { 0 }, got;
+	union uroce_sockaddr src = { .sin = { .sin_family = AF_INET,
+					      .sin_port = htons(UROCE_UDP_PORT),
+					      .sin_addr.s_addr = htonl(INADDR_LOOPBACK) } };
+	uint8_t buf[128];
+	uint64_t before = uroce_ctr_get(ctx, UROCE_CTR_SENT_PKTS);
+	int len_pkt;
+
+	req.bth.opcode = UROCE_OP_RC_RDMA_READ_REQUEST;
+	req.bth.pkey = UROCE_DEF_PKEY;
+	req.bth.dest_qpn = ibqp->qp_num;
+	req.bth.psn = psn;
+	req.bth.ack_req = 1;
+	req.reth.va = va;
+	req.reth.rkey = rkey;
+	req.reth.len = len;
+	len_pkt = uroce_build(buf, sizeof(buf), &req, NULL, 0);
+	ck_assert_int_gt(len_pkt, 0);
+	ck_assert_int_eq(uroce_parse(buf, (size_t)len_pkt, &got), UROCE_DROP_OK);
+	pthread_mutex_lock(&ctx->qp_lock);
+	pthread_mutex_lock(&qp->lock);
+	uroce_resp_request(qp, &got, &src, &src);
+	pthread_mutex_unlock(&qp->lock);
+	pthread_mutex_unlock(&ctx->qp_lock);
+	return uroce_ctr_get(ctx, UROCE_CTR_SENT_PKTS) - before;
+}
+
+/* As rxe's responder (check_resource, its ring of resources):
+ * max_dest_rd_atomic reads back as the next power of two; with 0 a READ
+ * is an invalid request (the requester's WQE completes with
+ * REM_INV_REQ_ERR, the responder's QP goes to the error state); with 1
+ * a duplicate of the last READ is answered again, one of the READ
+ * before it (its resource taken by the last) is dropped. */
+START_TEST(rd_atomic_resources)
+{
+	enum { BUF = 4096 };
+	struct end e;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *amr, *bmr;
+	uint8_t *abuf = calloc(1, BUF), *bbuf = calloc(1, BUF);
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+
+	ck_assert_ptr_nonnull(abuf);
+	ck_assert_ptr_nonnull(bbuf);
+	if (!open_end(&e))
+		return;
+	amr = ibv_reg_mr(e.pd, abuf, BUF, IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(e.pd, bbuf, BUF, IBV_ACCESS_REMOTE_READ);
+	ck_assert_ptr_nonnull(amr);
+	ck_assert_ptr_nonnull(bmr);
+	sge = (struct ibv_sge){ (uintptr_t)abuf, 100, amr->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)bbuf;
+	wr.wr.rdma.rkey = bmr->rkey;
+
+	/* 3 reads back as 4 */
+	rtr_max_dest_rd_atomic = 3;
+	rc_pair(&e, &a, &b, 7, 7);
+	ck_assert_int_eq(ibv_query_qp(b, &qa, IBV_QP_MAX_DEST_RD_ATOMIC, &qia), 0);
+	ck_assert_uint_eq(qa.max_dest_rd_atomic, 4);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+
+	/* none: a READ is an invalid request */
+	rtr_max_dest_rd_atomic = 0;
+	rc_pair(&e, &a, &b, 7, 7);
+	wr.wr_id = 1;
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	wc = wait_wc(e.cq);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
+	ck_assert_int_eq(state_of(b), IBV_QPS_ERR);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+
+	/* one: only the last READ's duplicate is answered */
+	rtr_max_dest_rd_atomic = 1;
+	rc_pair(&e, &a, &b, 7, 7);
+	for (uint64_t id = 2; id <= 3; id++) {
+		wr.wr_id = id;
+		ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+		wc = wait_wc(e.cq);
+		ck_assert_uint_eq(wc.wr_id, id);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	}
+	/* a's READs took PSNs 100 and 101 (to_rtr_rts) */
+	ck_assert_uint_eq(dup_read(&e, b, 101, (uintptr_t)bbuf, bmr->rkey, 100), 1);
+	ck_assert_uint_eq(dup_read(&e, b, 100, (uintptr_t)bbuf, bmr->rkey, 100), 0);
+	/* the last one's again, past its range: dropped too */
+	ck_assert_uint_eq(dup_read(&e, b, 101, (uintptr_t)bbuf, bmr->rkey, 200), 0);
+	ck_assert_int_eq(state_of(b), IBV_QPS_RTS);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	rtr_max_dest_rd_atomic = 1;
+	ck_assert_int_eq(ibv_dereg_mr(amr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(bmr), 0);
+	close_end(&e);
+	free(abuf);
+	free(bbuf);
+}
+END_TEST
+
 /* RDMA atomics: FETCH_AND_ADD and CMP_AND_SWP (a match and a miss)
  * return the value before and change the peer's memory as they say; a
  * misaligned or non-8-byte one is refused at post; an MR without remote
@@ -965,6 +1083,107 @@ START_TEST(srq_shared_by_two_qps)
 	 * leak check) */
 	ck_assert_ptr_nonnull(ibv_create_srq(e.pd, &sia));
 	close_end(&e);
+}
+END_TEST
+
+/* ---- inline data on a QP made for it ----------------------------------------------- */
+
+/* A QP with caps c of e's (RC, into e's CQ), or NULL */
+static struct ibv_qp *qp_with_caps(struct end *e, struct ibv_qp_cap *c)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = *c,
+	};
+	struct ibv_qp *qp = ibv_create_qp(e->pd, &ia);
+
+	*c = ia.cap;
+	return qp;
+}
+
+/* rxe's send queue (rxe_init_sq): a WQE holds the larger of
+ * max_send_sge SGEs and max_inline_data bytes, and the QP gets all
+ * that room holds, in the caps create_qp returns and query_qp reports.
+ * So a QP made with max_send_sge 0 and max_inline_data 64 has 4 SGEs,
+ * and an inline SEND with num_sge 1 goes (rdma-core's rxe checks
+ * num_sge against the kernel's grant), its bytes arriving whole from an
+ * unregistered buffer; with max_inline_data 8 the room holds no SGE and
+ * the same WR is refused (EINVAL), as on rxe. */
+START_TEST(inline_on_a_qp_without_send_sges)
+{
+	struct end e;
+	struct ibv_qp_cap c = { .max_send_wr = 4, .max_recv_wr = 4,
+				.max_recv_sge = 1, .max_inline_data = 64 };
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct ibv_qp *a, *b, *small;
+	struct ibv_mr *mr;
+	uint8_t *rbuf = calloc(1, 4096), msg[40];
+	struct ibv_sge sge = { .addr = (uintptr_t)msg, .length = sizeof(msg) };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE },
+			   *bad;
+	struct ibv_wc swc, rwc;
+
+	ck_assert_ptr_nonnull(rbuf);
+	if (!open_end(&e))
+		return;
+	a = qp_with_caps(&e, &c);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(c.max_send_sge, 4);
+	ck_assert_uint_eq(c.max_inline_data, 64);
+	ck_assert_int_eq(ibv_query_qp(a, &qa, IBV_QP_CAP, &qia), 0);
+	ck_assert_uint_eq(qia.cap.max_send_sge, 4);
+	ck_assert_uint_eq(qia.cap.max_inline_data, 64);
+	b = make_qp(&e, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(b);
+	to_init(a);
+	to_init(b);
+	to_rtr_rts(a, b->qp_num);
+	to_rtr_rts(b, a->qp_num);
+	mr = ibv_reg_mr(e.pd, rbuf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	post_recv(b, mr, rbuf, 4096, 2);
+	fill(msg, sizeof(msg), 9);
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	memset(msg, 0, sizeof(msg)); /* inline: copied at post */
+	wait_two(e.cq, 1, &swc, 2, &rwc);
+	ck_assert_int_eq(swc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(rwc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(rwc.byte_len, sizeof(msg));
+	fill(msg, sizeof(msg), 9);
+	ck_assert_int_eq(memcmp(rbuf, msg, sizeof(msg)), 0);
+
+	/* max_send_sge 2, no inline asked: 32 inline bytes granted */
+	c = (struct ibv_qp_cap){ .max_send_wr = 4, .max_send_sge = 2 };
+	small = qp_with_caps(&e, &c);
+	ck_assert_ptr_nonnull(small);
+	ck_assert_uint_eq(c.max_send_sge, 2);
+	ck_assert_uint_eq(c.max_inline_data, 32);
+	ck_assert_int_eq(ibv_destroy_qp(small), 0);
+
+	/* 8 inline bytes: no room for an SGE */
+	c = (struct ibv_qp_cap){ .max_send_wr = 4, .max_inline_data = 8 };
+	small = qp_with_caps(&e, &c);
+	ck_assert_ptr_nonnull(small);
+	ck_assert_uint_eq(c.max_send_sge, 0);
+	ck_assert_uint_eq(c.max_inline_data, 8);
+	to_init(small);
+	to_rtr_rts(small, b->qp_num);
+	sge.length = 8;
+	bad = NULL;
+	ck_assert_int_eq(ibv_post_send(small, &wr, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &wr);
+	ck_assert_int_eq(ibv_destroy_qp(small), 0);
+
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_end(&e);
+	free(rbuf);
 }
 END_TEST
 
@@ -1555,7 +1774,9 @@ static Suite *make_uroce_qp_suite(void)
 	tcase_add_test(tc, rc_send_and_write);
 	tcase_add_test(tc, rc_read);
 	tcase_add_test(tc, rc_atomics);
+	tcase_add_test(tc, rd_atomic_resources);
 	tcase_add_test(tc, srq_shared_by_two_qps);
+	tcase_add_test(tc, inline_on_a_qp_without_send_sges);
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_rnr_retry);
 	suite_add_tcase(s, tc);

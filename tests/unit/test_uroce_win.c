@@ -92,7 +92,7 @@ static struct ibv_qp *rc_qp(struct end *e)
 }
 
 static void rc_connect(struct ibv_qp *qp, uint32_t dest_qpn, enum ibv_mtu mtu,
-		       uint8_t retry_cnt, uint8_t max_rd_atomic)
+		       uint8_t retry_cnt, uint8_t max_rd_atomic, uint8_t timeout)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
 
@@ -110,7 +110,7 @@ static void rc_connect(struct ibv_qp *qp, uint32_t dest_qpn, enum ibv_mtu mtu,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0xfffff0;
-	a.timeout = 14; /* 67 ms */
+	a.timeout = timeout; /* 14: 67 ms; 0: no retransmit timer */
 	a.retry_cnt = retry_cnt;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = max_rd_atomic;
@@ -121,10 +121,10 @@ static void rc_connect(struct ibv_qp *qp, uint32_t dest_qpn, enum ibv_mtu mtu,
 }
 
 /* A context with a connected pair of RC QPs (path MTU mtu, a's
- * max_rd_atomic rd and retry_cnt retry), or false (the test skips)
- * without lo. */
-static bool open_pair(struct end *e, enum ibv_mtu mtu, uint8_t rd,
-		      uint8_t retry)
+ * max_rd_atomic rd, retry_cnt retry and Local ACK Timeout timeout), or
+ * false (the test skips) without lo. */
+static bool open_pair_timeout(struct end *e, enum ibv_mtu mtu, uint8_t rd,
+			      uint8_t retry, uint8_t timeout)
 {
 	struct ibv_device *dev = uroce0();
 
@@ -141,9 +141,15 @@ static bool open_pair(struct end *e, enum ibv_mtu mtu, uint8_t rd,
 	ck_assert_ptr_nonnull(e->cq);
 	e->a = rc_qp(e);
 	e->b = rc_qp(e);
-	rc_connect(e->a, e->b->qp_num, mtu, retry, rd);
-	rc_connect(e->b, e->a->qp_num, mtu, 7, 16);
+	rc_connect(e->a, e->b->qp_num, mtu, retry, rd, timeout);
+	rc_connect(e->b, e->a->qp_num, mtu, 7, 16, 14);
 	return true;
+}
+
+static bool open_pair(struct end *e, enum ibv_mtu mtu, uint8_t rd,
+		      uint8_t retry)
+{
+	return open_pair_timeout(e, mtu, rd, retry, 14);
 }
 
 static void close_pair(struct end *e)
@@ -542,6 +548,163 @@ START_TEST(retry_exhausted_against_a_silent_peer)
 }
 END_TEST
 
+/* ---- PSN-sequence NAKs ------------------------------------------------------------- */
+
+/* A PSN-sequence NAK for a's PSN psn, as the progress thread hands it
+ * on (white-box: built, parsed, given to the requester under the
+ * locks it holds then) */
+static void seq_nak(struct end *e, uint32_t psn)
+{
+	struct uroce_context *ctx = to_uroce_context(e->ctx);
+	struct uroce_qp *qp = to_uroce_qp(e->a);
+	struct uroce_pkt nak = { 0 }, got;
+	uint8_t buf[64];
+	int len;
+
+	nak.bth.opcode = UROCE_OP_RC_ACKNOWLEDGE;
+	nak.bth.pkey = UROCE_DEF_PKEY;
+	nak.bth.dest_qpn = e->a->qp_num;
+	nak.bth.psn = psn & UROCE_PSN_MASK;
+	nak.aeth.syndrome = UROCE_AETH_NAK_PSN_SEQ_ERROR;
+	len = uroce_build(buf, sizeof(buf), &nak, NULL, 0);
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(uroce_parse(buf, (size_t)len, &got), UROCE_DROP_OK);
+	pthread_mutex_lock(&ctx->qp_lock);
+	pthread_mutex_lock(&qp->lock);
+	uroce_req_ack(qp, &got);
+	pthread_mutex_unlock(&qp->lock);
+	pthread_mutex_unlock(&ctx->qp_lock);
+}
+
+static uint64_t counter(struct end *e, enum uroce_ctr c)
+{
+	return uroce_ctr_get(to_uroce_context(e->ctx), c);
+}
+
+/* A completion of e's CQ now, or none (false) */
+static bool polled(struct end *e, struct ibv_wc *wc)
+{
+	int n = ibv_poll_cq(e->cq, 1, wc);
+
+	ck_assert_int_ge(n, 0);
+	return n == 1;
+}
+
+/* As rxe's completer: a PSN-sequence NAK takes one retry from
+ * retry_cnt, and at 0 the oldest WQE completes with RETRY_EXC_ERR, the
+ * rest flushed, the QP in the error state. b is gone (a's packets reach
+ * no QP) and a has no retransmit timer (timeout 0), so only the NAKs
+ * below drive a's requester. */
+START_TEST(seq_nak_with_retry_cnt_0_retry_exceeded)
+{
+	struct end e;
+	struct ibv_mr *mr;
+	uint8_t *buf = calloc(1, 4096);
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct ibv_wc wc;
+
+	ck_assert_ptr_nonnull(buf);
+	if (!open_pair_timeout(&e, IBV_MTU_1024, 1, 0, 0))
+		return;
+	mr = ibv_reg_mr(e.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_int_eq(ibv_destroy_qp(e.b), 0);
+	e.b = NULL;
+	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 1, 0);
+	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 2, 0);
+	usleep(20000);
+	ck_assert(!polled(&e, &wc));
+	seq_nak(&e, 0xfffff0); /* the first SEND's PSN (rc_connect) */
+	ck_assert(polled(&e, &wc));
+	ck_assert_uint_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_RETRY_EXC_ERR);
+	ck_assert(polled(&e, &wc));
+	ck_assert_uint_eq(wc.wr_id, 2);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(ibv_query_qp(e.a, &qa, IBV_QP_STATE, &qia), 0);
+	ck_assert_int_eq(qa.qp_state, IBV_QPS_ERR);
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_RETRY_EXCEEDED), 1);
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_COMP_RETRY), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_pair(&e);
+	free(buf);
+}
+END_TEST
+
+/* retry_cnt 1: the first NAK sends again (one retry taken); a second
+ * NAK before any ACK starts no retry (rxe's started_retry), so nothing
+ * completes; a NAK for the next PSN acknowledges the first SEND (it
+ * completes, the retries count again: rcvd_seq_err) and takes the one
+ * retry again; a further NAK for it starts none; then an ACK completes
+ * the second SEND. */
+START_TEST(seq_nak_one_retry_per_ack)
+{
+	struct end e;
+	struct ibv_mr *mr;
+	uint8_t *buf = calloc(1, 4096);
+	struct ibv_wc wc;
+
+	ck_assert_ptr_nonnull(buf);
+	if (!open_pair_timeout(&e, IBV_MTU_1024, 1, 1, 0))
+		return;
+	mr = ibv_reg_mr(e.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_int_eq(ibv_destroy_qp(e.b), 0);
+	e.b = NULL;
+	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 1, 0);
+	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 2, 0);
+
+	seq_nak(&e, 0xfffff0);
+	ck_assert(!polled(&e, &wc));
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_COMP_RETRY), 1);
+	seq_nak(&e, 0xfffff0);
+	ck_assert(!polled(&e, &wc));
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_COMP_RETRY), 1);
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_RCV_SEQ_ERR), 0);
+
+	seq_nak(&e, 0xfffff1);
+	ck_assert(polled(&e, &wc));
+	ck_assert_uint_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert(!polled(&e, &wc));
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_RCV_SEQ_ERR), 1);
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_COMP_RETRY), 2);
+	seq_nak(&e, 0xfffff1);
+	ck_assert(!polled(&e, &wc));
+	ck_assert_uint_eq(counter(&e, UROCE_CTR_RETRY_EXCEEDED), 0);
+
+	/* the ACK of the second SEND */
+	{
+		struct uroce_context *ctx = to_uroce_context(e.ctx);
+		struct uroce_qp *qp = to_uroce_qp(e.a);
+		struct uroce_pkt ack = { 0 }, got;
+		uint8_t pkt[64];
+		int len;
+
+		ack.bth.opcode = UROCE_OP_RC_ACKNOWLEDGE;
+		ack.bth.pkey = UROCE_DEF_PKEY;
+		ack.bth.dest_qpn = e.a->qp_num;
+		ack.bth.psn = 0xfffff1;
+		ack.aeth.syndrome = UROCE_AETH_ACK_UNLIMITED;
+		len = uroce_build(pkt, sizeof(pkt), &ack, NULL, 0);
+		ck_assert_int_gt(len, 0);
+		ck_assert_int_eq(uroce_parse(pkt, (size_t)len, &got), UROCE_DROP_OK);
+		pthread_mutex_lock(&ctx->qp_lock);
+		pthread_mutex_lock(&qp->lock);
+		uroce_req_ack(qp, &got);
+		pthread_mutex_unlock(&qp->lock);
+		pthread_mutex_unlock(&ctx->qp_lock);
+	}
+	ck_assert(polled(&e, &wc));
+	ck_assert_uint_eq(wc.wr_id, 2);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	close_pair(&e);
+	free(buf);
+}
+END_TEST
+
 static Suite *make_uroce_win_suite(void)
 {
 	Suite *s = suite_create("uroce_win");
@@ -554,6 +717,8 @@ static Suite *make_uroce_win_suite(void)
 	tcase_add_test(tc, more_reads_than_max_rd_atomic);
 	tcase_add_test(tc, fenced_send_carries_what_the_read_brought);
 	tcase_add_test(tc, retry_exhausted_against_a_silent_peer);
+	tcase_add_test(tc, seq_nak_with_retry_cnt_0_retry_exceeded);
+	tcase_add_test(tc, seq_nak_one_retry_per_ack);
 	suite_add_tcase(s, tc);
 	return s;
 }

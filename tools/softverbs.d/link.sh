@@ -163,26 +163,148 @@ link_delete() {
     echo "$name removed (from $file)"
 }
 
-# link_show [NAME]: NAME netdev IFNAME state STATE file FILE, per device;
-# STATE is the port's: ACTIVE when the interface is up and has a carrier
-# (IFF_UP and IFF_RUNNING, as the library asks), DOWN, or MISSING when
-# this network namespace has no such interface.
-link_show() {
-    local entries name nd file flags carrier state
-    [ $# -le 1 ] || { msg "usage: softverbs link show [NAME]"; exit 2; }
-    entries=$(link_entries)
-    if [ $# = 1 ]; then
-        entries=$(printf '%s\n' "$entries" | awk -v n="$1" '$1 == n')
-        [ -n "$entries" ] || die "no uroce device named $1 (softverbs link show lists them)"
+# link_state VAR IFNAME: VAR = the port's state: ACTIVE when the
+# interface is up and has a carrier (IFF_UP and IFF_RUNNING, as the
+# library asks), DOWN, or MISSING when this network namespace has no
+# such interface
+link_state() {
+    local _flags _carrier
+    rd _flags "/sys/class/net/$2/flags"
+    if [ -z "$_flags" ]; then setvar "$1" MISSING
+    elif [ $((_flags & 0x1)) = 1 ] && rd _carrier "/sys/class/net/$2/carrier" && [ "$_carrier" = 1 ]; then setvar "$1" ACTIVE
+    else setvar "$1" DOWN
     fi
-    [ -n "$entries" ] || { link_note_env; return 0; }
-    printf '%s\n' "$entries" | while read -r name nd _ file; do
-        rd flags "/sys/class/net/$nd/flags"
-        if [ -z "$flags" ]; then state=MISSING
-        elif [ $((flags & 0x1)) = 1 ] && rd carrier "/sys/class/net/$nd/carrier" && [ "$carrier" = 1 ]; then state=ACTIVE
-        else state=DOWN
+}
+
+# ---- counters (link show -s) ---------------------------------------------------
+
+# link_runtime_dirs: the folders where the library keeps this user's
+# counters files, one per uroce context (provider/uroce/
+# uroce_counters.c), by the library's rule (uroce_runtime_dir):
+# $XDG_RUNTIME_DIR/softverbs-uroce when XDG_RUNTIME_DIR is absolute, and
+# its fallback /tmp/softverbs-uroce-UID, UID as the parent user
+# namespace knows it
+link_runtime_dirs() {
+    local uid
+    uid=$(id -u)
+    case "${XDG_RUNTIME_DIR:-}" in
+        /*) printf '%s/softverbs-uroce\n' "$XDG_RUNTIME_DIR" ;;
+    esac
+    uid=$(awk -v u="$uid" 'u >= $1 && u - $1 < $3 { print $2 + u - $1; exit }' /proc/self/uid_map 2> /dev/null) ||
+        uid=''
+    printf '/tmp/softverbs-uroce-%s\n' "${uid:-$(id -u)}"
+}
+
+# link_file_live FILE: the context that writes FILE is still open: it
+# holds a lock on the file for its life (flock(1) cannot take it), or,
+# without flock(1), its process (the file's pid line) is alive
+link_file_live() {
+    local pid
+    if command -v flock > /dev/null 2>&1; then
+        { ! flock -n -s 3 3< "$1"; } 2> /dev/null
+        return
+    fi
+    pid=$(head -c 4096 "$1" 2> /dev/null | tr -d '\000' | awk '$1 == "pid" { print $2; exit }')
+    [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null
+}
+
+# link_counters: the counters of every open uroce context of this user
+# in this network namespace, as lines DEVICE IFNAME NAME VALUE (NAME
+# contexts first, 1). The files are the user's own only, in folders that
+# are the user's (the library makes them so; anything else is left
+# alone).
+link_counters() {
+    local ns d f
+    ns=$(readlink /proc/self/ns/net 2> /dev/null)
+    ns=${ns#net:\[}
+    ns=${ns%\]}
+    link_runtime_dirs | awk '!seen[$0]++' | while IFS= read -r d; do
+        { [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ]; } || continue
+        for f in "$d"/counters-*; do
+            { [ -f "$f" ] && [ ! -L "$f" ] && [ -O "$f" ]; } || continue
+            link_file_live "$f" || continue
+            {
+                head -c 4096 "$f" | tr -d '\000'
+                echo values
+                od -A n -t u8 -v -j 4096 "$f"
+            } 2> /dev/null | awk -v ns="$ns" '
+                NR == 1 { if ($0 != "softverbs-uroce-counters 1") exit; next }
+                $1 == "device" && !vals { dev = $2; next }
+                $1 == "netdev" && !vals { nd = $2; next }
+                $1 == "netns" && !vals { fns = $2; next }
+                $1 == "names" && !vals { n = NF - 1; for (i = 2; i <= NF; i++) name[i - 1] = $i; next }
+                $1 == "values" && !vals {
+                    if (dev == "" || nd == "" || n == 0 || (ns != "" && fns != ns)) exit
+                    vals = 1
+                    print dev, nd, "contexts", 1
+                    next
+                }
+                vals { for (i = 1; i <= NF; i++) if (++k <= n) print dev, nd, name[k], $i }
+            '
+        done
+    done
+}
+
+# link_sum: link_counters summed per device and interface, as lines
+# DEVICE IFNAME NAME TOTAL, in the files' order
+link_sum() {
+    awk '
+        { key = $1 " " $2 " " $3 }
+        !(key in total) { order[++n] = key }
+        { total[key] += $4 }
+        END { for (i = 1; i <= n; i++) print order[i], total[order[i]] }
+    '
+}
+
+# link_show [-s] [NAME]: NAME netdev IFNAME state STATE file FILE, per
+# device kept in a file (link_state); -s (--stats, -statistics): then
+# the counters of its open contexts summed, one "    NAME VALUE" line
+# each (none open: "    contexts 0"), and the devices that have open
+# contexts without being kept (SOFTVERBS_UROCE's) after them, with no
+# file.
+link_show() {
+    local entries name nd file state stats=0 want='' sums='' live
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            -s | --stats | -statistics | --statistics) stats=1 ;;
+            -*) msg "usage: softverbs link show [-s] [NAME]"; exit 2 ;;
+            *) [ -z "$want" ] || { msg "usage: softverbs link show [-s] [NAME]"; exit 2; }
+               want=$1 ;;
+        esac
+        shift
+    done
+    entries=$(link_entries)
+    [ $stats = 0 ] || sums=$(link_counters | link_sum)
+    if [ -n "$want" ]; then
+        entries=$(printf '%s\n' "$entries" | awk -v n="$want" '$1 == n')
+        sums=$(printf '%s\n' "$sums" | awk -v n="$want" '$1 == n')
+        [ -n "$entries$sums" ] || die "no uroce device named $want (softverbs link show lists them)"
+    fi
+    [ -n "$entries$sums" ] || { link_note_env; return 0; }
+    if [ -n "$entries" ]; then
+        printf '%s\n' "$entries" | while read -r name nd _ file; do
+            link_state state "$nd"
+            echo "$name netdev $nd state $state file $file"
+            [ $stats = 1 ] || continue
+            live=$(printf '%s\n' "$sums" | awk -v n="$name" -v d="$nd" '$1 == n && $2 == d { print "    " $3, $4 }')
+            printf '%s\n' "${live:-    contexts 0}"
+        done
+    fi
+    # open contexts of devices no file keeps (SOFTVERBS_UROCE's, or a
+    # line deleted since)
+    [ -n "$sums" ] && printf '%s\n' "$sums" | awk -v kept="$entries" '
+        BEGIN { n = split(kept, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], w, " "); k[w[1] " " w[2]] = 1 } }
+        !(($1 " " $2) in k) { print }
+    ' | awk '
+        $1 " " $2 != last { last = $1 " " $2; print "device", $1, $2 }
+        { print "    " $3, $4 }
+    ' | while read -r a b c; do
+        if [ "$a" = device ]; then
+            link_state state "$c"
+            echo "$b netdev $c state $state"
+        else
+            echo "    $a $b"
         fi
-        echo "$name netdev $nd state $state file $file"
     done
     link_note_env
 }
