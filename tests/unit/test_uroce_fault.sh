@@ -214,8 +214,11 @@ if command -v tshark > /dev/null; then
     case_ pcap "ibv_ud_pingpong -c, 30 x 1 KiB, captured" \
         "SOFTVERBS_UROCE_PCAP=@DIR@/cap.%p" \
         ibv_ud_pingpong "${pp[@]}" -s 1024 -n 30
+    # seed 31 as over IPv4: with 32 the server's last ACK is lost, over
+    # IPv4 as over IPv6, and the client (retry_cnt 7: for ever) resends
+    # its last message to a server that has exited
     case_ pcap "ibv_rc_pingpong -c over ::1, 30 x 4 KiB, loss, dup and reorder, captured" \
-        "SOFTVERBS_UROCE_FAULTS=loss=0.02,dup=0.05,reorder=0.05,seed=32 SOFTVERBS_UROCE_PCAP=@DIR@/cap.%p" \
+        "SOFTVERBS_UROCE_FAULTS=loss=0.02,dup=0.05,reorder=0.05,seed=31 SOFTVERBS_UROCE_PCAP=@DIR@/cap.%p" \
         ibv_rc_pingpong "${pp6[@]}" -n 30
     case_ pcap "ibv_ud_pingpong -c over ::1, 30 x 1 KiB, captured" \
         "SOFTVERBS_UROCE_PCAP=@DIR@/cap.%p" \
