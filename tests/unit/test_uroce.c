@@ -18,6 +18,7 @@
 #include <infiniband/verbs.h>
 
 #include "../check_main.h"
+#include "uroce_isolate.h"
 #include "core.h"
 #include "uroce.h"
 
@@ -359,5 +360,6 @@ static Suite *make_uroce_suite(void)
 
 int main(void)
 {
+	uroce_isolate();
 	return check_run(make_uroce_suite());
 }

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "../check_main.h"
+#include "uroce_isolate.h"
 #include "env.h"
 #include "log.h"
 #include "uroce.h"
@@ -744,5 +745,6 @@ static Suite *make_uroce_fault_suite(void)
 
 int main(void)
 {
+	uroce_isolate();
 	return check_run(make_uroce_fault_suite());
 }

@@ -20,6 +20,7 @@
 #include <infiniband/verbs.h>
 
 #include "../check_main.h"
+#include "uroce_isolate.h"
 #include "core.h"
 #include "fork.h"
 #include "uroce.h"
@@ -530,5 +531,6 @@ static Suite *make_uroce_mr_suite(void)
 
 int main(void)
 {
+	uroce_isolate();
 	return check_run(make_uroce_mr_suite());
 }

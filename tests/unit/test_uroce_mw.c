@@ -20,6 +20,7 @@
 #include <infiniband/verbs.h>
 
 #include "../check_main.h"
+#include "uroce_isolate.h"
 #include "uroce.h"
 
 #define TIMEOUT_MS 3000
@@ -878,5 +879,6 @@ static Suite *make_uroce_mw_suite(void)
 
 int main(void)
 {
+	uroce_isolate();
 	return check_run(make_uroce_mw_suite());
 }

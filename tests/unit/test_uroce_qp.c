@@ -30,6 +30,7 @@
 #include <infiniband/verbs.h>
 
 #include "../check_main.h"
+#include "uroce_isolate.h"
 #include "uroce.h"
 
 #define TIMEOUT_MS 3000
@@ -1812,5 +1813,6 @@ static Suite *make_uroce_qp_suite(void)
 
 int main(void)
 {
+	uroce_isolate();
 	return check_run(make_uroce_qp_suite());
 }

@@ -22,6 +22,7 @@
 #include <infiniband/verbs.h>
 
 #include "../check_main.h"
+#include "uroce_isolate.h"
 #include "uroce.h"
 
 #define TIMEOUT_MS 30000
@@ -725,5 +726,6 @@ static Suite *make_uroce_win_suite(void)
 
 int main(void)
 {
+	uroce_isolate();
 	return check_run(make_uroce_win_suite());
 }
