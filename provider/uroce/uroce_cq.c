@@ -331,6 +331,7 @@ int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		cq->notify = solicited_only ? UROCE_CQ_NOTIFY_SOLICITED :
 					      UROCE_CQ_NOTIFY_NEXT;
 	pthread_mutex_unlock(&cq->lock);
+	uroce_net_app_waits(to_uroce_context(cq->core.cq.context));
 	return 0;
 }
 
