@@ -409,13 +409,18 @@ fi
 kill -INT $tpid; wait $tpid
 # every packet to UDP 4791 one tshark decodes as InfiniBand, none
 # malformed, no expert info of severity error (one pass of tshark: its
-# start-up costs seconds under emulation)
-tshark -r "$pcap" -T fields -E separator=, -e udp.dstport -e infiniband.bth.opcode \
-    -e _ws.malformed -e _ws.expert.severity > "$work/tshark.out" 2> "$work/tshark.err"
+# start-up costs seconds under emulation). Over IPv6 both ends send UDP
+# checksum 0, as the kernel's rxe does (kmod-notes/uroce-wire.md), which
+# tshark calls an error of IPv6's: not counted there (the ICRC check
+# below covers those packets' contents)
+tshark -r "$pcap" -T fields -E separator=, -E aggregator=";" -e udp.dstport -e infiniband.bth.opcode \
+    -e _ws.malformed -e _ws.expert.severity -e ipv6.src -e udp.checksum \
+    > "$work/tshark.out" 2> "$work/tshark.err"
 read -r nudp nib nbad ops < <(awk -F, '$1 == 4791 {
         n++
         if ($2 != "") { ib++; op[$2]++ }
-        if ($3 != "" || $4 ~ /8388608|[Ee]rror/) bad++
+        zero6 = $5 != "" && $6 ~ /^0x0*$/
+        if ($3 != "" || ($4 ~ /8388608|[Ee]rror/ && !zero6)) bad++
     }
     END {
         s = ""
