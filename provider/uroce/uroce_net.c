@@ -150,8 +150,10 @@
  * the progress thread stops watching the sockets until STAND_ASIDE_NS
  * after the last such poll (then looks again), so that a packet does not
  * wake it to race the program for the same datagram (on one CPU, each
- * wake was two context switches per packet). Arming a CQ for events
- * (uroce_net_app_waits) ends it at once. A program that polls once and
+ * wake was two context switches per packet). Arming a CQ for events,
+ * or a poll that finds a completion (the loop ended: perftest's
+ * ib_write_lat then spins on memory for the peer's WRITE), ends it at
+ * once (uroce_net_app_waits). A program that polls once and
  * then waits otherwise (perftest's ib_write_lat spins on memory) is not
  * in a loop, and the thread keeps receiving for it; one that stops a
  * loop without arming waits at most STAND_ASIDE_NS for the thread. */
@@ -977,6 +979,7 @@ void uroce_net_app_waits(struct uroce_context *ctx)
 	/* the thread stood aside: it looks at the sockets again now (one
 	 * byte at most on the pipe, for the exchange gives 0 after it) */
 	if (net && net->pid == getpid() &&
+	    atomic_load_explicit(&net->app_poll_ns, memory_order_relaxed) &&
 	    atomic_exchange_explicit(&net->app_poll_ns, 0, memory_order_relaxed) &&
 	    write(net->stop_wr, (char[]){ PIPE_KICK }, 1) != 1)
 		sv_err("uroce: waking the progress thread: %s", strerror(errno));
