@@ -709,10 +709,6 @@ enum uroce_drop uroce_net_deliver(struct uroce_context *ctx, const uint8_t *buf,
 /* Handle the datagrams waiting on the socket, a few at most, in the
  * caller's thread (an ibv_poll_cq that found nothing; no lock held). */
 void uroce_net_progress(struct uroce_context *ctx);
-/* The program arms a CQ to wait for its events, or a poll found a
- * completion: the progress thread, which stood aside while the program
- * polled in a loop, receives again at once (cheap when it did not). */
-void uroce_net_app_waits(struct uroce_context *ctx);
 /* Packets dropped, by reason (tests, counters) */
 uint64_t uroce_net_drops(struct uroce_context *ctx, enum uroce_drop why);
 

@@ -317,11 +317,9 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (num_entries < 0)
 		return -EINVAL;
 	n = take_wcs(cq, num_entries, wc);
-	if (!n && num_entries)
-		n = take_wcs_progress(cq, num_entries, wc);
-	if (n > 0)
-		uroce_net_app_waits(to_uroce_context(cq->core.cq.context));
-	return n;
+	if (n || !num_entries)
+		return n;
+	return take_wcs_progress(cq, num_entries, wc);
 }
 
 int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
@@ -333,7 +331,6 @@ int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		cq->notify = solicited_only ? UROCE_CQ_NOTIFY_SOLICITED :
 					      UROCE_CQ_NOTIFY_NEXT;
 	pthread_mutex_unlock(&cq->lock);
-	uroce_net_app_waits(to_uroce_context(cq->core.cq.context));
 	return 0;
 }
 
@@ -502,7 +499,6 @@ static int cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 	pthread_mutex_lock(&cq->poll_lock);
 	if (take_wcs(cq, 1, &cq->cur) || take_wcs_progress(cq, 1, &cq->cur)) {
 		show_cur(cq);
-		uroce_net_app_waits(to_uroce_context(cq->core.cq.context));
 		return 0;
 	}
 	/* ENOENT: the caller does not call end_poll */

@@ -145,23 +145,6 @@
 /* datagrams the progress thread handles per hold of qp_lock (poll(2)
  * reports the rest) */
 #define THREAD_BUDGET 64
-/* While the program busy-polls an empty CQ (uroce_net_progress: two
- * empty polls within LOOP_NS of each other), its own thread receives:
- * the progress thread stops watching the sockets until STAND_ASIDE_NS
- * after the last such poll (then looks again), so that a packet does not
- * wake it to race the program for the same datagram (on one CPU, each
- * wake was two context switches per packet). Arming a CQ for events,
- * or a poll that finds a completion (the loop ended: perftest's
- * ib_write_lat then spins on memory for the peer's WRITE), ends it at
- * once (uroce_net_app_waits). A program that polls once and
- * then waits otherwise (perftest's ib_write_lat spins on memory) is not
- * in a loop, and the thread keeps receiving for it; one that stops a
- * loop without arming waits at most STAND_ASIDE_NS for the thread. */
-#define LOOP_NS 20000ull
-#define STAND_ASIDE_NS 1000000ull
-/* the bytes on the thread's pipe: stop, or look at the sockets again */
-#define PIPE_STOP '\0'
-#define PIPE_KICK 'k'
 
 /* the interface's addresses a context opens a socket on, at most */
 #define MAX_EPS 16
@@ -185,11 +168,6 @@ struct uroce_net {
 	uint32_t slot;                 /* immutable once started */
 	uint8_t nonce[8];              /* immutable */
 	int stop_rd, stop_wr;          /* the thread's stop pipe; immutable */
-	/* when the program last polled an empty CQ (CLOCK_MONOTONIC ns; 0:
-	 * it waits for events): the thread stands aside from the sockets
-	 * for STAND_ASIDE_NS after it */
-	_Atomic uint64_t app_poll_ns;
-	_Atomic uint64_t empty_poll_ns; /* the last empty poll's */
 	pthread_t thread;
 	sem_t ready;                   /* posted once the thread allocated */
 	pid_t pid;                     /* the process running the thread */
@@ -936,28 +914,10 @@ static void drain_fwd(struct uroce_context *ctx, const struct endpoint *ep,
 	}
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 void uroce_net_progress(struct uroce_context *ctx)
 {
-	struct uroce_net *net = ctx->net;
 	uint8_t buf[RX_BYTES];
 
-	if (net) {
-		uint64_t now = mono_ns();
-		uint64_t prev = atomic_exchange_explicit(&net->empty_poll_ns, now,
-							 memory_order_relaxed);
-
-		if (now - prev < LOOP_NS)
-			atomic_store_explicit(&net->app_poll_ns, now,
-					      memory_order_relaxed);
-	}
 	/* the progress thread is receiving: nothing to add */
 	if (pthread_mutex_trylock(&ctx->qp_lock))
 		return;
@@ -970,19 +930,6 @@ void uroce_net_progress(struct uroce_context *ctx)
 		drain_fwd(ctx, ep, buf, POLL_BUDGET);
 	}
 	pthread_mutex_unlock(&ctx->qp_lock);
-}
-
-void uroce_net_app_waits(struct uroce_context *ctx)
-{
-	struct uroce_net *net = ctx->net;
-
-	/* the thread stood aside: it looks at the sockets again now (one
-	 * byte at most on the pipe, for the exchange gives 0 after it) */
-	if (net && net->pid == getpid() &&
-	    atomic_load_explicit(&net->app_poll_ns, memory_order_relaxed) &&
-	    atomic_exchange_explicit(&net->app_poll_ns, 0, memory_order_relaxed) &&
-	    write(net->stop_wr, (char[]){ PIPE_KICK }, 1) != 1)
-		sv_err("uroce: waking the progress thread: %s", strerror(errno));
 }
 
 /* A timer tick since *last (CLOCK_MONOTONIC), which moves on. */
@@ -1022,18 +969,10 @@ static void *progress(void *arg)
 		};
 		nfds_t nfds = 2;
 		bool timers, ok = true;
-		uint64_t polled = atomic_load_explicit(&net->app_poll_ns,
-						       memory_order_relaxed);
-		uint64_t now = mono_ns();
-		/* the program receives itself (STAND_ASIDE_NS) */
-		bool aside = polled && now - polled < STAND_ASIDE_NS;
-		int ms;
 
 		for (unsigned int i = 0; i < net->nep; i++) {
-			pfd[nfds++] = (struct pollfd){ .fd = aside ? -1 : net->ep[i].fd,
-						       .events = POLLIN };
-			pfd[nfds++] = (struct pollfd){ .fd = aside ? -1 : net->ep[i].fwd_fd,
-						       .events = POLLIN };
+			pfd[nfds++] = (struct pollfd){ .fd = net->ep[i].fd, .events = POLLIN };
+			pfd[nfds++] = (struct pollfd){ .fd = net->ep[i].fwd_fd, .events = POLLIN };
 		}
 		pthread_mutex_lock(&ctx->qp_lock);
 		timers = ctx->rc_qps != NULL;
@@ -1043,26 +982,14 @@ static void *progress(void *arg)
 			uroce_req_timers(ctx);
 			pthread_mutex_unlock(&ctx->qp_lock);
 		}
-		ms = timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1;
-		if (aside) {
-			int left = (int)((polled + STAND_ASIDE_NS - now + 999999) / 1000000);
-
-			if (ms < 0 || left < ms)
-				ms = left;
-		}
-		if (poll(pfd, nfds, ms) < 0) {
+		if (poll(pfd, nfds, timers ? (int)(UROCE_TIMER_TICK_NS / 1000000) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			sv_err("uroce: progress thread: poll: %s", strerror(errno));
 			break;
 		}
-		if (pfd[0].revents) {
-			char b[16];
-			ssize_t n = read(net->stop_rd, b, sizeof(b));
-
-			if (n <= 0 || memchr(b, PIPE_STOP, (size_t)n))
-				break;
-		}
+		if (pfd[0].revents)
+			break;
 		if (pfd[1].revents)
 			uroce_fault_flush(net->fault);
 		for (unsigned int i = 0; ok && i < net->nep; i++) {
@@ -1271,7 +1198,7 @@ void uroce_net_stop(struct uroce_context *ctx)
 		return;
 	/* in a forked child there is no thread to stop */
 	if (net->pid == getpid()) {
-		if (write(net->stop_wr, (char[]){ PIPE_STOP }, 1) != 1)
+		if (write(net->stop_wr, "", 1) != 1)
 			sv_err("uroce: stopping the progress thread: %s",
 			       strerror(errno));
 		pthread_join(net->thread, NULL);
