@@ -41,13 +41,7 @@ exec "$@"
 EOS
 chmod -R a+rX "$work"
 chmod a+rwx "$work"
-drop=()
-who=$(id -un)
-if [ "$(id -u)" = 0 ]; then
-    command -v setpriv > /dev/null || skip "setpriv missing (apt-get install util-linux)"
-    drop=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
-    who=nobody
-fi
+uroce_drop_root
 # box CMD...: CMD in a fresh user and network namespace, as $who
 box() {
     (cd / && "${drop[@]}" unshare -Urn env -u XDG_RUNTIME_DIR \

@@ -108,13 +108,7 @@ case_ "ib_write_lat, 8 B, 500 iterations" "^ *8 " ib_write_lat -s 8 -n 500 -F
 EOS
 chmod -R a+rX "$work"
 chmod a+rwx "$work"
-drop=()
-who=$(id -un)
-if [ "$(id -u)" = 0 ]; then
-    command -v setpriv > /dev/null || skip "setpriv missing (apt-get install util-linux)"
-    drop=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
-    who=nobody
-fi
+uroce_drop_root
 (cd / && "${drop[@]}" unshare -Urn true) > "$work/probe" 2>&1 ||
     skip "$who cannot make a user namespace here: $(tail -n 1 "$work/probe")"
 # uroce_init's environment but its device on lo: each side names its own

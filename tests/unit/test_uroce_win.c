@@ -591,6 +591,24 @@ static bool polled(struct end *e, struct ibv_wc *wc)
 	return n == 1;
 }
 
+
+/* The NAK cases' start: a pair with retry_cnt, b destroyed (nothing
+ * answers but the NAKs the case injects), buf registered, and two SENDs
+ * from a (wr_id 1 and 2) of 64 bytes; false when the pair cannot open */
+static bool two_sends_to_none(struct end *e, uint8_t retry_cnt, uint8_t *buf,
+			      struct ibv_mr **mr)
+{
+	ck_assert_ptr_nonnull(buf);
+	if (!open_pair_timeout(e, IBV_MTU_1024, 1, retry_cnt, 0))
+		return false;
+	*mr = ibv_reg_mr(e->pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(*mr);
+	ck_assert_int_eq(ibv_destroy_qp(e->b), 0);
+	e->b = NULL;
+	post(e->a, IBV_WR_SEND, *mr, buf, 64, NULL, 0, 1, 0);
+	post(e->a, IBV_WR_SEND, *mr, buf, 64, NULL, 0, 2, 0);
+	return true;
+}
 /* As rxe's completer: a PSN-sequence NAK takes one retry from
  * retry_cnt, and at 0 the oldest WQE completes with RETRY_EXC_ERR, the
  * rest flushed, the QP in the error state. b is gone (a's packets reach
@@ -605,15 +623,8 @@ START_TEST(seq_nak_with_retry_cnt_0_retry_exceeded)
 	struct ibv_qp_init_attr qia;
 	struct ibv_wc wc;
 
-	ck_assert_ptr_nonnull(buf);
-	if (!open_pair_timeout(&e, IBV_MTU_1024, 1, 0, 0))
+	if (!two_sends_to_none(&e, 0, buf, &mr))
 		return;
-	mr = ibv_reg_mr(e.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
-	ck_assert_ptr_nonnull(mr);
-	ck_assert_int_eq(ibv_destroy_qp(e.b), 0);
-	e.b = NULL;
-	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 1, 0);
-	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 2, 0);
 	usleep(20000);
 	ck_assert(!polled(&e, &wc));
 	seq_nak(&e, 0xfffff0); /* the first SEND's PSN (rc_connect) */
@@ -646,15 +657,8 @@ START_TEST(seq_nak_one_retry_per_ack)
 	uint8_t *buf = calloc(1, 4096);
 	struct ibv_wc wc;
 
-	ck_assert_ptr_nonnull(buf);
-	if (!open_pair_timeout(&e, IBV_MTU_1024, 1, 1, 0))
+	if (!two_sends_to_none(&e, 1, buf, &mr))
 		return;
-	mr = ibv_reg_mr(e.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
-	ck_assert_ptr_nonnull(mr);
-	ck_assert_int_eq(ibv_destroy_qp(e.b), 0);
-	e.b = NULL;
-	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 1, 0);
-	post(e.a, IBV_WR_SEND, mr, buf, 64, NULL, 0, 2, 0);
 
 	seq_nak(&e, 0xfffff0);
 	ck_assert(!polled(&e, &wc));

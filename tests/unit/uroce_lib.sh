@@ -10,6 +10,8 @@
 #       library), lib and as PROGRAM [ARG...] (runs it on that library as
 #       the test's user), who
 #   uroce_isolate   when root: as() runs in a network namespace of its own
+#   uroce_drop_root   drop=(setpriv ... --) and who=nobody when root
+#       (skips without setpriv), else drop=() and who=the caller
 #   uroce_as_nobody   when root with setpriv, unshare and ip: as() runs
 #       as nobody in a network namespace of its own (so that the
 #       root-owned sockets of tests beside it do not hold port 4791 on
@@ -67,6 +69,19 @@ uroce_isolate() {
     as() {
         unshare --net bash "$work/netns.sh" env LD_LIBRARY_PATH="$lib" "${conf[@]}" "$@"
     }
+}
+
+# uroce_drop_root: drop (a command prefix) runs as nobody when the test
+# is root (setpriv; skips, 77, without it), as the caller otherwise;
+# who names that user
+uroce_drop_root() {
+    drop=()
+    who=$(id -un)
+    if [ "$(id -u)" = 0 ]; then
+        command -v setpriv > /dev/null || skip "setpriv missing (apt-get install util-linux)"
+        drop=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+        who=nobody
+    fi
 }
 
 uroce_as_nobody() {
